@@ -1,0 +1,1 @@
+"""asyncio drivers: bind sans-IO endpoints to real UDP sockets."""
