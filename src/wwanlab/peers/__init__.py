@@ -1,0 +1,1 @@
+"""Real peers run as subprocesses or servers on loopback: Kannel, an HTTP origin."""
