@@ -1,0 +1,226 @@
+"""IPv4 and UDP headers as real bytes, built and parsed.
+
+Formats: IPv4 header, RFC 791 §3.1; UDP header and its pseudo-header checksum,
+RFC 768; the Internet checksum (one's-complement sum of 16-bit words), RFC 1071 §1;
+incremental update of a checksum after a field changes, RFC 1624 §3 (eqn. 3).
+Every parser checks lengths before reading and raises ``PacketError``.
+"""
+
+import struct
+from dataclasses import dataclass
+
+from wwanlab.core.errors import WwanlabError
+
+IPV4_VERSION = 4  # RFC 791 §3.1 "Version"
+IPV4_MIN_HEADER = 20  # RFC 791 §3.1: IHL >= 5 words
+IPV4_MAX_TOTAL_LENGTH = 65535  # RFC 791 §3.1 "Total Length" is 16 bits
+DEFAULT_TTL = 64  # RFC 1700 "IP TTL" recommended default
+FLAG_DF = 0x4000  # RFC 791 §3.1 "Flags" bit 1: Don't Fragment
+FLAG_MF = 0x2000  # RFC 791 §3.1 "Flags" bit 2: More Fragments
+FRAGMENT_OFFSET_MASK = 0x1FFF  # RFC 791 §3.1 "Fragment Offset", 13 bits
+
+PROTO_TCP = 6  # IANA protocol numbers (RFC 790 "Assigned Internet Protocol Numbers")
+PROTO_UDP = 17
+
+UDP_HEADER = 8  # RFC 768: source port, destination port, length, checksum
+UDP_ZERO_CHECKSUM = 0xFFFF  # RFC 768: a computed checksum of zero is sent as all ones
+
+_IPV4 = struct.Struct("!BBHHHBBH4s4s")
+_UDP = struct.Struct("!HHHH")
+
+
+class PacketError(WwanlabError, ValueError):
+    """Bytes that are not a well-formed IPv4 packet or UDP datagram."""
+
+
+def internet_checksum(data: bytes, initial: int = 0) -> int:
+    """RFC 1071 checksum: the complement of the one's-complement sum of 16-bit words.
+
+    Because 2**16 == 1 (mod 0xFFFF), the one's-complement sum of the big-endian words
+    of ``data`` is congruent to ``data`` read as one big integer, modulo 0xFFFF; the sum
+    itself is 0 only when every word is 0, which is why a zero remainder of a non-zero
+    value stands for 0xFFFF. ``initial`` is a one's-complement partial sum to add in.
+    """
+    if len(data) & 1:
+        data += b"\x00"  # RFC 1071 §4.1: an odd byte is padded with zero
+    value = int.from_bytes(data, "big") + initial
+    total = value % 0xFFFF
+    if total == 0 and value:
+        total = 0xFFFF
+    return ~total & 0xFFFF
+
+
+def checksum_update(old_checksum: int, old_word: int, new_word: int) -> int:
+    """RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') after word m became m'."""
+    total = (~old_checksum & 0xFFFF) + (~old_word & 0xFFFF) + new_word
+    total = (total & 0xFFFF) + (total >> 16)
+    total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+_ADDR_CACHE: dict[str, bytes] = {}
+
+
+def ip_to_bytes(address: str) -> bytes:
+    """The four octets of a dotted-quad IPv4 address ("10.0.0.1")."""
+    packed = _ADDR_CACHE.get(address)
+    if packed is None:
+        parts = address.split(".")
+        if len(parts) != 4 or not all(p.isdigit() and len(p) <= 3 for p in parts):
+            raise PacketError(f"not a dotted-quad IPv4 address: {address!r}")
+        octets = [int(p) for p in parts]
+        if any(o > 255 for o in octets):
+            raise PacketError(f"IPv4 address octet above 255: {address!r}")
+        packed = bytes(octets)
+        _ADDR_CACHE[address] = packed
+    return packed
+
+
+def bytes_to_ip(packed: bytes) -> str:
+    """The dotted-quad form of four octets."""
+    if len(packed) != 4:
+        raise PacketError(f"an IPv4 address is 4 octets, got {len(packed)}")
+    return "{}.{}.{}.{}".format(*packed)
+
+
+@dataclass(frozen=True, slots=True)
+class IPv4Header:
+    """The fields of an RFC 791 header that wwanlab reads (options are kept raw)."""
+
+    src: str
+    dst: str
+    protocol: int
+    ttl: int = DEFAULT_TTL
+    identification: int = 0
+    dont_fragment: bool = True
+    more_fragments: bool = False
+    fragment_offset: int = 0
+    tos: int = 0
+    total_length: int = 0
+    header_length: int = IPV4_MIN_HEADER
+    checksum: int = 0
+    options: bytes = b""
+
+
+def build_ipv4(
+    src: str,
+    dst: str,
+    protocol: int,
+    payload: bytes,
+    *,
+    ttl: int = DEFAULT_TTL,
+    identification: int = 0,
+    dont_fragment: bool = True,
+    tos: int = 0,
+) -> bytes:
+    """A complete IPv4 packet (20-octet header, no options) carrying ``payload``."""
+    total = IPV4_MIN_HEADER + len(payload)
+    if total > IPV4_MAX_TOTAL_LENGTH:
+        raise PacketError(f"IPv4 total length {total} exceeds {IPV4_MAX_TOTAL_LENGTH}")
+    if not (0 <= ttl <= 255 and 0 <= protocol <= 255 and 0 <= tos <= 255):
+        raise PacketError("TTL, protocol and TOS are single octets")
+    flags = FLAG_DF if dont_fragment else 0
+    header = _IPV4.pack(
+        0x45,  # version 4, IHL 5 words
+        tos,
+        total,
+        identification & 0xFFFF,
+        flags,
+        ttl,
+        protocol,
+        0,
+        ip_to_bytes(src),
+        ip_to_bytes(dst),
+    )
+    checksum = internet_checksum(header)
+    return header[:10] + checksum.to_bytes(2, "big") + header[12:] + payload
+
+
+def parse_ipv4(packet: bytes, *, verify: bool = True) -> tuple[IPv4Header, bytes]:
+    """Split a packet into its header and payload; reject anything malformed.
+
+    Octets beyond the header's Total Length (link padding) are ignored, as RFC 791
+    makes Total Length authoritative.
+    """
+    if len(packet) < IPV4_MIN_HEADER:
+        raise PacketError(f"IPv4 packet of {len(packet)} octets is shorter than 20")
+    (vihl, tos, total, ident, frag, ttl, proto, checksum, src, dst) = _IPV4.unpack_from(packet)
+    if vihl >> 4 != IPV4_VERSION:
+        raise PacketError(f"IP version {vihl >> 4}, expected 4")
+    hlen = (vihl & 0x0F) * 4
+    if hlen < IPV4_MIN_HEADER:
+        raise PacketError(f"IPv4 header length {hlen} is below 20")
+    if total < hlen or total > len(packet):
+        raise PacketError(
+            f"IPv4 total length {total} does not fit header {hlen} and packet {len(packet)}"
+        )
+    if verify and internet_checksum(packet[:hlen]) != 0:
+        raise PacketError(f"bad IPv4 header checksum 0x{checksum:04x}")
+    header = IPv4Header(
+        src=bytes_to_ip(src),
+        dst=bytes_to_ip(dst),
+        protocol=proto,
+        ttl=ttl,
+        identification=ident,
+        dont_fragment=bool(frag & FLAG_DF),
+        more_fragments=bool(frag & FLAG_MF),
+        fragment_offset=frag & FRAGMENT_OFFSET_MASK,
+        tos=tos,
+        total_length=total,
+        header_length=hlen,
+        checksum=checksum,
+        options=bytes(packet[IPV4_MIN_HEADER:hlen]),
+    )
+    return header, bytes(packet[hlen:total])
+
+
+def pseudo_header_sum(src: bytes, dst: bytes, protocol: int, length: int) -> int:
+    """The RFC 768 pseudo-header (addresses, zero, protocol, length) as an integer."""
+    return int.from_bytes(src + dst, "big") + (protocol << 16 | length)
+
+
+def transport_checksum(src: str, dst: str, protocol: int, segment: bytes) -> int:
+    """The checksum over pseudo-header and segment (RFC 768; RFC 793 §3.1 for TCP).
+
+    A segment whose checksum field is already filled in gives 0 when it is correct.
+    """
+    initial = pseudo_header_sum(ip_to_bytes(src), ip_to_bytes(dst), protocol, len(segment))
+    return internet_checksum(segment, initial)
+
+
+def build_udp(src: str, dst: str, src_port: int, dst_port: int, payload: bytes) -> bytes:
+    """A UDP header and payload with the RFC 768 checksum filled in."""
+    length = UDP_HEADER + len(payload)
+    if length > IPV4_MAX_TOTAL_LENGTH - IPV4_MIN_HEADER:
+        raise PacketError(f"UDP length {length} does not fit one IPv4 packet")
+    if not (0 <= src_port <= 0xFFFF and 0 <= dst_port <= 0xFFFF):
+        raise PacketError(f"UDP ports out of range: {src_port}, {dst_port}")
+    header = _UDP.pack(src_port, dst_port, length, 0)
+    checksum = transport_checksum(src, dst, PROTO_UDP, header + payload)
+    if checksum == 0:
+        checksum = UDP_ZERO_CHECKSUM
+    return header[:6] + checksum.to_bytes(2, "big") + payload
+
+
+@dataclass(frozen=True, slots=True)
+class UdpHeader:
+    src_port: int
+    dst_port: int
+    length: int
+    checksum: int
+
+
+def parse_udp(
+    src: str, dst: str, datagram: bytes, *, verify: bool = True
+) -> tuple[UdpHeader, bytes]:
+    """Split a UDP datagram carried between ``src`` and ``dst``; check its checksum."""
+    if len(datagram) < UDP_HEADER:
+        raise PacketError(f"UDP datagram of {len(datagram)} octets is shorter than 8")
+    src_port, dst_port, length, checksum = _UDP.unpack_from(datagram)
+    if length < UDP_HEADER or length > len(datagram):
+        raise PacketError(f"UDP length {length} does not fit datagram of {len(datagram)}")
+    datagram = datagram[:length]
+    # RFC 768: a zero checksum field means the sender computed none.
+    if verify and checksum != 0 and transport_checksum(src, dst, PROTO_UDP, datagram) != 0:
+        raise PacketError(f"bad UDP checksum 0x{checksum:04x}")
+    return UdpHeader(src_port, dst_port, length, checksum), bytes(datagram[UDP_HEADER:])

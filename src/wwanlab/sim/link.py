@@ -1,0 +1,101 @@
+"""Point-to-point links: one ``wwanlab.link.base.Direction`` per direction plus an MTU.
+
+A ``Channel`` is one direction. It refuses packets longer than the MTU (counted as
+drop reason ``"mtu"``; DF is always set in wwanlab, so there is no fragmentation), asks
+its ``Direction`` when the packet comes out, and schedules delivery to the far node.
+``overhead`` framing octets are added to the size the link models charge for, since a
+real link serializes its own header too; captures and statistics keep the IP size.
+"""
+
+import random
+
+from wwanlab.link.base import Direction, Drop
+from wwanlab.sim.kernel import Kernel
+from wwanlab.sim.node import Node, Tap
+from wwanlab.sim.stats import Counters
+
+DEFAULT_MTU = 1500  # RFC 894: IPv4 over Ethernet; links override it (GPRS SNDCP: 1500)
+
+
+class Channel:
+    """One direction of a link, from ``src`` to ``dst``."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        name: str,
+        src: Node,
+        dst: Node,
+        direction: Direction,
+        rng: random.Random,
+        *,
+        mtu: int,
+        overhead: int,
+    ) -> None:
+        self.kernel = kernel
+        self.name = name
+        self.src = src
+        self.dst = dst
+        self.direction = direction
+        self.rng = rng
+        self.mtu = mtu
+        self.overhead = overhead
+        self.stats = Counters()
+        self.tx_taps: list[Tap] = []  # see packets as they are offered
+        self.rx_taps: list[Tap] = []  # see packets as they are delivered
+
+    def send(self, packet: bytes) -> None:
+        """Offer a packet now; it is delivered later or dropped and counted."""
+        kernel = self.kernel
+        now = kernel.now
+        size = len(packet)
+        stats = self.stats
+        stats.sent_packets += 1
+        stats.sent_bytes += size
+        for tap in self.tx_taps:
+            tap(now, packet)
+        if size > self.mtu:
+            stats.drop("mtu", size)
+            return
+        verdict = self.direction.transmit(size + self.overhead, now, self.rng)
+        if isinstance(verdict, Drop):
+            stats.drop(verdict.reason, size)
+            return
+        kernel.call_at(verdict if verdict > now else now, self._deliver, packet)
+
+    def _deliver(self, packet: bytes) -> None:
+        stats = self.stats
+        stats.delivered_packets += 1
+        stats.delivered_bytes += len(packet)
+        for tap in self.rx_taps:
+            tap(self.kernel.now, packet)
+        self.dst.receive(packet, self)
+
+    def __repr__(self) -> str:
+        return f"<Channel {self.name}>"
+
+
+class Link:
+    """Two nodes joined by two channels: ``ab`` from ``a`` to ``b``, ``ba`` back."""
+
+    def __init__(self, name: str, ab: Channel, ba: Channel) -> None:
+        self.name = name
+        self.ab = ab
+        self.ba = ba
+        self.a = ab.src
+        self.b = ab.dst
+
+    @property
+    def channels(self) -> tuple[Channel, Channel]:
+        return (self.ab, self.ba)
+
+    def channel_from(self, node: Node) -> Channel:
+        """The direction leaving ``node``."""
+        if node is self.a:
+            return self.ab
+        if node is self.b:
+            return self.ba
+        raise ValueError(f"{node!r} is not an end of link {self.name}")
+
+    def __repr__(self) -> str:
+        return f"<Link {self.name}>"
