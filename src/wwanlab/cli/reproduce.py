@@ -1,0 +1,104 @@
+"""``wwanlab reproduce NAME|all``: a paper's results beside ours, claim by claim."""
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from wwanlab.cli.common import print_json
+from wwanlab.core.errors import UsageError
+from wwanlab.experiments.registry import load_reproductions, reproduce, select
+from wwanlab.experiments.store import DEFAULT_DB
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(name="reproduce")
+    def reproduce_command(
+        name: Annotated[
+            str | None, typer.Argument(help="A reproduction's name, or 'all'.")
+        ] = None,
+        list_: Annotated[
+            bool, typer.Option("--list", help="List the registered reproductions.")
+        ] = False,
+        quick: Annotated[bool, typer.Option(help="Smaller runs, for a first look.")] = False,
+        out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("results/report"),
+        jobs: Annotated[
+            int | None, typer.Option(help="Worker processes (default: one per CPU).")
+        ] = None,
+        scheduler: Annotated[
+            str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+        ] = None,
+        db: Annotated[Path, typer.Option(help="Results database (DuckDB).")] = DEFAULT_DB,
+        json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    ) -> None:
+        """Rerun a paper's experiments and say, per claim, whether it holds."""
+        if list_:
+            listed = [
+                {"name": r.name, "paper": r.paper, "title": r.title}
+                for r in sorted(load_reproductions().values(), key=lambda r: r.name)
+            ]
+            _print_list(listed, json)
+            return
+        if name is None:
+            raise UsageError("name a reproduction, 'all', or pass --list")
+        chosen = select(name)
+        if not chosen:
+            if json:
+                print_json({"reproductions": [], "message": "no reproductions are registered"})
+            else:
+                print("no reproductions are registered")
+            return
+        results = reproduce(
+            chosen,
+            quick=quick,
+            out=out,
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=not json and sys.stderr.isatty(),
+            db=db,
+        )
+        by_name = {r.name: r for r in chosen}
+        summary: list[dict[str, Any]] = [
+            {
+                "name": res.name,
+                "paper": by_name[res.name].paper,
+                "title": by_name[res.name].title,
+                "page": str(out / res.page.filename),
+                "tables": list(res.tables),
+                "held": res.held,
+                "claims": [
+                    {"claim": c.claim, "paper": c.paper, "ours": c.ours, "holds": c.holds}
+                    for c in res.claims
+                ],
+            }
+            for res in results
+        ]
+        if json:
+            print_json({"reproductions": summary, "index": str(out / "index.html")})
+            return
+        console = Console()
+        for entry in summary:
+            table = Table(title=f"{entry['name']}: {entry['title']} ({entry['paper']})")
+            for column in ("claim", "paper", "ours", "verdict"):
+                table.add_column(column)
+            for c in entry["claims"]:
+                verdict = "[green]holds[/]" if c["holds"] else "[red]does not hold[/]"
+                table.add_row(c["claim"], c["paper"], c["ours"], verdict)
+            console.print(table)
+            console.print(f"{entry['held']} of {len(entry['claims'])} claims hold")
+        console.print(f"report: {out / 'index.html'}")
+
+
+def _print_list(listed: list[dict[str, str]], json: bool) -> None:
+    if json:
+        print_json({"reproductions": listed})
+    elif not listed:
+        print("no reproductions are registered")
+    else:
+        table = Table("name", "paper", "title")
+        for r in listed:
+            table.add_row(r["name"], r["paper"], r["title"])
+        Console().print(table)

@@ -1,0 +1,81 @@
+"""``wwanlab run SCENARIO.toml``: execute a scenario, store its rows, write its page."""
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from wwanlab.cli.common import print_json
+from wwanlab.experiments.runner import run_scenario
+from wwanlab.experiments.scenario import load_scenario
+from wwanlab.experiments.store import DEFAULT_DB, ResultStore
+from wwanlab.report.html import Params, ReportPage, Section, Table, Text
+
+PAGE_ROWS = 500
+"""Rows shown on a scenario's page; the CSV file beside it has them all."""
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def run(
+        scenario_file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+        out: Annotated[Path, typer.Option(help="Folder for the CSV and HTML page.")] = Path(
+            "results"
+        ),
+        jobs: Annotated[
+            int | None, typer.Option(help="Worker processes (default: one per CPU).")
+        ] = None,
+        scheduler: Annotated[
+            str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+        ] = None,
+        db: Annotated[Path, typer.Option(help="Results database (DuckDB).")] = DEFAULT_DB,
+        json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    ) -> None:
+        """Run a scenario's sweep and repetitions; rows go to DuckDB, CSV and HTML."""
+        scenario = load_scenario(scenario_file)
+        runs = scenario.runs()
+        rows = run_scenario(
+            scenario, jobs=jobs, scheduler=scheduler, progress=not json and sys.stderr.isatty()
+        )
+        with ResultStore(db) as store:
+            table = store.write(scenario.name, rows)
+            csv_path = store.export_csv(scenario.name, out / f"{scenario.name}.csv")
+        base = {"kind": scenario.kind, "seed": scenario.seed, "repetitions": scenario.repetitions}
+        sweep = {f"sweep {k}": ", ".join(map(str, v)) for k, v in scenario.sweep.items()}
+        page = ReportPage(
+            scenario.name,
+            [
+                Section(
+                    "Scenario",
+                    [Text(scenario.description), Params({**base, **scenario.params, **sweep})],
+                ),
+                Section(
+                    "Results",
+                    [
+                        Text(f"{len(rows)} rows from {len(runs)} runs; all in {csv_path.name}."),
+                        Table.from_rows(rows[:PAGE_ROWS]),
+                    ],
+                ),
+            ],
+            slug=scenario.name,
+            summary=scenario.description,
+        )
+        page_path = page.write(out)
+        summary = {
+            "scenario": scenario.name,
+            "kind": scenario.kind,
+            "runs": len(runs),
+            "rows": len(rows),
+            "db": str(db),
+            "table": table,
+            "csv": str(csv_path),
+            "page": str(page_path),
+        }
+        if json:
+            print_json(summary)
+        else:
+            console = Console()
+            for key, value in summary.items():
+                console.print(f"{key:>9}: {value}", highlight=False)

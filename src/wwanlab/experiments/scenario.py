@@ -1,0 +1,203 @@
+"""Declarative scenarios: what to run, with which parameters, how many times.
+
+A scenario names an experiment *kind* (a registered function
+``run_one(params, seed) -> rows``), its base parameters (link preset and overrides,
+protocol stack, workload, free parameters), a ``sweep`` whose lists expand into the
+cartesian product of runs, a number of repetitions and one seed. Every run gets its own
+seed derived from the scenario seed and the run's parameters, so adding a sweep value
+never changes the numbers of the runs that were already there.
+
+Parameters are handed to ``run_one`` flat, with dotted names (``"link.preset"``,
+``"link.overrides.loss"``, ``"workload.count"``): the same names become the columns of
+the results table, and a sweep names the parameter it varies the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import tomllib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wwanlab.core.errors import UsageError
+from wwanlab.core.rng import derive_seed
+
+Row = dict[str, Any]
+"""One tidy result row: column name to a scalar (bool, int, float, str or None)."""
+
+RunOne = Callable[[dict[str, Any], int], list[Row]]
+"""An experiment kind: ``run_one(params, seed)`` returns the run's rows."""
+
+KINDS: dict[str, RunOne] = {}
+"""Registered experiment kinds by name."""
+
+KIND_MODULES: list[str] = []
+"""Modules that register kinds on import; a scenario file may name any of their kinds."""
+
+PARAM_SECTIONS = ("link", "stack", "workload", "params")
+"""Tables of a scenario file that hold parameters (``params`` for anything else)."""
+
+TOP_LEVEL_KEYS = frozenset(
+    {"name", "kind", "description", "seed", "repetitions", "sweep", *PARAM_SECTIONS}
+)
+
+Scalar = bool | int | float | str
+
+
+def experiment_kind(name: str) -> Callable[[RunOne], RunOne]:
+    """Register ``run_one`` as the experiment kind ``name`` (a decorator)."""
+
+    def register(run_one: RunOne) -> RunOne:
+        existing = KINDS.get(name)
+        if existing is not None and existing is not run_one:
+            raise ValueError(f"experiment kind {name!r} is already registered")
+        KINDS[name] = run_one
+        return run_one
+
+    return register
+
+
+def get_kind(name: str) -> RunOne:
+    """The kind ``name``, importing the modules that register the built-in kinds."""
+    if name not in KINDS:
+        for module in KIND_MODULES:
+            importlib.import_module(module)
+    try:
+        return KINDS[name]
+    except KeyError:
+        known = ", ".join(sorted(KINDS)) or "none"
+        raise UsageError(f"unknown experiment kind {name!r} (known: {known})") from None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One execution of a kind: its place in the scenario, parameters and seed."""
+
+    scenario: str
+    kind: str
+    index: int
+    repetition: int
+    params: Mapping[str, Scalar]
+    seed: int
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named experiment: a kind, base parameters, sweeps, repetitions and a seed."""
+
+    name: str
+    kind: str
+    params: Mapping[str, Scalar] = field(default_factory=dict)
+    sweep: Mapping[str, Sequence[Scalar]] = field(default_factory=dict)
+    repetitions: int = 1
+    seed: int = 0
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or not all(c.isalnum() or c in "-_" for c in self.name):
+            raise UsageError(f"scenario name {self.name!r} must be letters, digits, '-' or '_'")
+        if isinstance(self.repetitions, bool) or not isinstance(self.repetitions, int):
+            raise UsageError(f"repetitions must be an integer, got {self.repetitions!r}")
+        if self.repetitions < 1:
+            raise UsageError(f"repetitions must be at least 1, got {self.repetitions}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise UsageError(f"seed must be an integer, got {self.seed!r}")
+        for key, value in self.params.items():
+            _check_scalar(key, value)
+        for key, values in self.sweep.items():
+            if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+                raise UsageError(f"sweep {key!r} must be a list of values")
+            if not values:
+                raise UsageError(f"sweep {key!r} has no values")
+            for value in values:
+                _check_scalar(key, value)
+        get_kind(self.kind)
+
+    def runs(self) -> list[Run]:
+        """Every run: the sweep's cartesian product (in file order) times the repetitions."""
+        keys = list(self.sweep)
+        points = itertools.product(*(self.sweep[k] for k in keys))
+        runs: list[Run] = []
+        for point in points:
+            varied = dict(zip(keys, point, strict=True))
+            params = {**self.params, **varied}
+            for repetition in range(self.repetitions):
+                seed = derive_seed(self.seed, self.name, _canonical(varied), str(repetition))
+                runs.append(Run(self.name, self.kind, len(runs), repetition, params, seed))
+        return runs
+
+
+def _check_scalar(key: str, value: object) -> None:
+    if not isinstance(value, Scalar):
+        raise UsageError(f"parameter {key!r} must be a number, string or boolean, got {value!r}")
+
+
+def _canonical(point: Mapping[str, Scalar]) -> str:
+    return json.dumps(sorted(point.items()), separators=(",", ":"))
+
+
+def _flatten(prefix: str, table: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    for key, value in table.items():
+        name = f"{prefix}.{key}"
+        if isinstance(value, dict):
+            yield from _flatten(name, value)
+        else:
+            yield name, value
+
+
+def scenario_from_dict(data: Mapping[str, Any], *, source: str = "scenario") -> Scenario:
+    """Build a scenario from a parsed TOML document (or the same shape in Python)."""
+    unknown = sorted(set(data) - TOP_LEVEL_KEYS)
+    if unknown:
+        raise UsageError(f"{source}: unknown key {unknown[0]!r}")
+    for required in ("name", "kind"):
+        if required not in data:
+            raise UsageError(f"{source}: missing key {required!r}")
+        if not isinstance(data[required], str):
+            raise UsageError(f"{source}: {required!r} must be a string")
+    params: dict[str, Any] = {}
+    for section in PARAM_SECTIONS:
+        table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise UsageError(f"{source}: {section!r} must be a table")
+        params.update(_flatten(section, table))
+    sweep = data.get("sweep", {})
+    if not isinstance(sweep, dict):
+        raise UsageError(f"{source}: 'sweep' must be a table")
+    for key in sweep:
+        if key.split(".", 1)[0] not in PARAM_SECTIONS or "." not in key:
+            sections = ", ".join(PARAM_SECTIONS)
+            raise UsageError(f"{source}: sweep key {key!r} must start with one of {sections}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise UsageError(f"{source}: 'description' must be a string")
+    try:
+        return Scenario(
+            name=data["name"],
+            kind=data["kind"],
+            params=params,
+            sweep=sweep,
+            repetitions=data.get("repetitions", 1),
+            seed=data.get("seed", 0),
+            description=description,
+        )
+    except UsageError as exc:
+        raise UsageError(f"{source}: {exc}") from None
+
+
+def load_scenario(path: Path | str) -> Scenario:
+    """Read a scenario TOML file; any problem is a ``UsageError`` naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read scenario file {str(path)!r}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"malformed scenario file {str(path)!r}: {exc}") from None
+    return scenario_from_dict(data, source=str(path))

@@ -1,0 +1,58 @@
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.experiments.invoke import wwanlab
+from tests.experiments.test_registry import TOY
+
+from wwanlab.experiments import registry
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    registry.register(TOY)
+    yield
+    del registry.REPRODUCTIONS["toy"]
+
+
+def test_empty_registry(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert wwanlab(capsys, monkeypatch, "reproduce", "all") == (
+        0,
+        "no reproductions are registered\n",
+        "",
+    )
+    code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "--json")
+    assert code == 0 and json.loads(out) == {"reproductions": []}
+
+
+def test_unknown_name_exits_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = wwanlab(capsys, monkeypatch, "reproduce", "nope")
+    assert (code, out) == (2, "")
+    assert err == "wwanlab: error: unknown reproduction 'nope' (known: none registered)\n"
+
+
+def test_reproduce_one_with_json(
+    toy: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "--json")
+    assert json.loads(out) == {
+        "reproductions": [{"name": "toy", "paper": "papers/none", "title": "A toy reproduction"}]
+    }
+    report = tmp_path / "report"
+    args = ["reproduce", "all", "--quick", "--out", str(report), "--db", str(tmp_path / "w.db")]
+    code, out, err = wwanlab(capsys, monkeypatch, *args, "--jobs", "1", "--json")
+    assert code == 0, err
+    (entry,) = json.loads(out)["reproductions"]
+    assert entry["name"] == "toy" and entry["held"] == 1 and entry["tables"] == ["toy_draws"]
+    assert entry["claims"][0]["holds"] is True
+    assert (report / "index.html").exists() and (report / "toy.html").exists()
+    code, out, _ = wwanlab(capsys, monkeypatch, *args, "--jobs", "1")
+    assert code == 0 and "1 of 1 claims hold" in out

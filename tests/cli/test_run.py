@@ -1,0 +1,55 @@
+import json
+from pathlib import Path
+
+import pytest
+from tests.experiments import kinds  # noqa: F401  (registers the test kinds)
+from tests.experiments.invoke import wwanlab
+
+from wwanlab.experiments.store import ResultStore
+
+SCENARIO = """
+name = "cli-draws"
+kind = "test-draws"
+description = "draws for the CLI test"
+seed = 9
+repetitions = 2
+[params]
+n = 2
+[sweep]
+"params.scale" = [1.0, 2.0]
+"""
+
+
+def test_run_writes_db_csv_and_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO)
+    db = tmp_path / "w.duckdb"
+    out = tmp_path / "out"
+    args = ["run", str(path), "--out", str(out), "--db", str(db), "--jobs", "1", "--json"]
+    code, stdout, stderr = wwanlab(capsys, monkeypatch, *args)
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["runs"] == 4 and summary["rows"] == 8 and summary["table"] == "cli_draws"
+    assert (out / "cli-draws.csv").read_text().count("\n") == 9
+    page = (out / "cli-draws.html").read_text()
+    assert "draws for the CLI test" in page and "sweep params.scale" in page
+    with ResultStore(db) as store:
+        rows = store.read("cli-draws")
+    assert [r["run"] for r in rows] == [0, 0, 1, 1, 2, 2, 3, 3]
+    # two workers give the same table
+    code, _, _ = wwanlab(capsys, monkeypatch, *args[:-3], "--jobs", "2", "--json")
+    assert code == 0
+    with ResultStore(db) as store:
+        assert store.read("cli-draws") == rows
+
+
+def test_run_malformed_scenario(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "x"\nkind = "test-draws"\nrepetitions = "two"\n')
+    code, stdout, stderr = wwanlab(capsys, monkeypatch, "run", str(path))
+    assert code == 2 and stdout == ""
+    assert stderr == f"wwanlab: error: {path}: repetitions must be an integer, got 'two'\n"

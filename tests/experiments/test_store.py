@@ -1,0 +1,69 @@
+import csv
+from pathlib import Path
+
+import duckdb
+import pytest
+from tests.experiments import kinds  # noqa: F401  (registers the test kinds)
+
+from wwanlab.core.errors import UsageError
+from wwanlab.experiments.runner import run_scenario
+from wwanlab.experiments.scenario import Row, Scenario
+from wwanlab.experiments.store import ResultStore, table_name
+
+
+def test_rows_round_trip_with_types(tmp_path: Path) -> None:
+    scenario = Scenario("draws-1", "test-draws", sweep={"params.scale": [1, 2.5]}, seed=3)
+    rows = run_scenario(scenario, jobs=1)
+    db = tmp_path / "r" / "w.duckdb"
+    with ResultStore(db) as store:
+        assert store.write("draws-1", rows) == "draws_1"
+        assert store.tables() == ["draws_1"]
+        assert store.read("draws-1") == rows
+    con = duckdb.connect(str(db))
+    types = dict(
+        con.execute(
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'draws_1'"
+        ).fetchall()
+    )
+    con.close()
+    # seeds are 64-bit unsigned; an int/float sweep becomes DOUBLE
+    assert types == {
+        "scenario": "VARCHAR",
+        "run": "BIGINT",
+        "repetition": "BIGINT",
+        "seed": "UBIGINT",
+        "params.scale": "DOUBLE",
+        "i": "BIGINT",
+        "x": "DOUBLE",
+    }
+
+
+def test_write_replaces_and_tables_are_separate(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "w.duckdb") as store:
+        store.write("a", [{"v": 1, "ok": True}, {"v": 2, "ok": None}])
+        store.write("a", [{"v": 3, "ok": False}])
+        store.write("b", [{"name": "x"}])
+        assert store.read("a") == [{"v": 3, "ok": False}]
+        assert store.read("b") == [{"name": "x"}]
+        with pytest.raises(UsageError, match="no results table 'c'"):
+            store.read("c")
+
+
+def test_csv_export(tmp_path: Path) -> None:
+    rows: list[Row] = [{"run": 0, "x": 0.5, "label": "a,b"}, {"run": 1, "x": None, "label": "c"}]
+    with ResultStore(tmp_path / "w.duckdb") as store:
+        store.write("e", rows)
+        path = store.export_csv("e", tmp_path / "out" / "e.csv")
+    with path.open() as f:
+        read = list(csv.reader(f))
+    assert read == [["run", "x", "label"], ["0", "0.5", "a,b"], ["1", "", "c"]]
+
+
+def test_table_names_are_identifiers() -> None:
+    assert table_name("probe gprs/1") == "probe_gprs_1"
+    assert table_name("3g") == "t_3g"
+
+
+def test_mixed_types_rejected(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "w.duckdb") as store, pytest.raises(ValueError, match="'v'"):
+        store.write("m", [{"v": 1}, {"v": "one"}])
