@@ -1,5 +1,42 @@
-"""Channel and link models shared by the simulator and the real-time emulator."""
+"""Channel and link models shared by the simulator and the real-time emulator.
 
+A ``Direction`` is a pipeline of ``Stage`` objects: servers (``Rate``, ``ServiceTime``,
+``TraceRate``, optionally inside a ``DropTailQueue``), delays, losses and link-layer ARQ.
+Named links from the papers are in ``wwanlab.link.presets``.
+"""
+
+from wwanlab.link.arq import LinkArq
 from wwanlab.link.base import Direction, Drop, Stage, Verdict
+from wwanlab.link.delay import (
+    ConstantDelay,
+    DelayDistribution,
+    ExponentialDelay,
+    HistogramDelay,
+    TruncatedNormalDelay,
+    UniformDelay,
+)
+from wwanlab.link.loss import BernoulliLoss, GilbertElliott, OnOffLoss, TraceLoss
+from wwanlab.link.queue import DropTailQueue
+from wwanlab.link.rate import Rate, ServiceTime, TraceRate
 
-__all__ = ["Direction", "Drop", "Stage", "Verdict"]
+__all__ = [
+    "BernoulliLoss",
+    "ConstantDelay",
+    "DelayDistribution",
+    "Direction",
+    "Drop",
+    "DropTailQueue",
+    "ExponentialDelay",
+    "GilbertElliott",
+    "HistogramDelay",
+    "LinkArq",
+    "OnOffLoss",
+    "Rate",
+    "ServiceTime",
+    "Stage",
+    "TraceLoss",
+    "TraceRate",
+    "TruncatedNormalDelay",
+    "UniformDelay",
+    "Verdict",
+]
