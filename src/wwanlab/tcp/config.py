@@ -1,0 +1,125 @@
+"""Every knob of the TCP endpoint, with the RFC each default comes from.
+
+Defaults follow the RFCs; ``TcpConfig.linux()`` gives the values a current Linux kernel
+uses where they differ (minimum RTO, initial window, delayed-ACK timer).
+"""
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+
+from wwanlab.core.errors import UsageError
+
+
+class Variant(Enum):
+    """Loss recovery, chosen by name."""
+
+    RENO = "reno"  # RFC 5681 3.2: fast retransmit / fast recovery, exit on any new ACK
+    NEWRENO = "newreno"  # RFC 6582: stay in recovery across partial ACKs
+    SACK = "sack"  # RFC 2018 + RFC 6675: scoreboard, pipe, NextSeg
+
+
+class InitialWindow(Enum):
+    """Which RFC sets the initial congestion window."""
+
+    RFC5681 = "rfc5681"  # RFC 5681 3.1: 2, 3 or 4 segments by SMSS (= RFC 3390 in bytes)
+    RFC3390 = "rfc3390"  # RFC 3390 1: min(4*MSS, max(2*MSS, 4380))
+    RFC6928 = "rfc6928"  # RFC 6928 2: min(10*MSS, max(2*MSS, 14600))
+    ONE = "one"  # RFC 2581 3.1 / RFC 5681 3.1: 1 segment (pre-RFC 3390 stacks)
+
+
+DEFAULT_MSS = 536  # RFC 9293 3.7.1: send MSS assumed when the peer sends no MSS option
+ETHERNET_MSS = 1460  # RFC 9293 3.7.1: 1500-byte MTU minus 20 IP and 20 TCP header bytes
+DUP_THRESH = 3  # RFC 5681 2 / RFC 6675 2 "DupThresh"
+RTO_INITIAL = 1.0  # RFC 6298 2.1: RTO before the first RTT sample
+RTO_MIN_RFC = 1.0  # RFC 6298 2.4: RTO SHOULD be rounded up to 1 s
+RTO_MIN_LINUX = 0.2  # Linux TCP_RTO_MIN (HZ/5)
+RTO_MAX = 60.0  # RFC 6298 2.5: a maximum MAY be placed on RTO, at least 60 s
+RTO_SYN_FALLBACK = 3.0  # RFC 6298 5.7: RTO after a SYN timed out
+RTT_ALPHA = 1 / 8  # RFC 6298 2.3
+RTT_BETA = 1 / 4  # RFC 6298 2.3
+RTT_K = 4  # RFC 6298 2.3
+CLOCK_GRANULARITY = 0.001  # RFC 6298 2 "G"; Linux counts in jiffies of 1-4 ms
+DELAYED_ACK_TIMEOUT = 0.2  # RFC 1122 4.2.3.2 (< 0.5 s); BSD's 200 ms fast timer
+DELAYED_ACK_LINUX = 0.04  # Linux TCP_DELACK_MIN (HZ/25)
+MSL = 120.0  # RFC 9293 3.4.2: Maximum Segment Lifetime, 2 minutes
+TIME_WAIT_LINUX = 60.0  # Linux TCP_TIMEWAIT_LEN
+RECEIVE_BUFFER = 65535  # largest window without RFC 7323 scaling
+MAX_RETRIES = 15  # Linux tcp_retries2; RFC 9293 3.8.3 "R2" at least 100 s
+SYN_RETRIES = 6  # Linux tcp_syn_retries; RFC 9293 3.8.3 R2 for SYN at least 3 min
+INITIAL_SSTHRESH = 1 << 30  # RFC 5681 3.1: "arbitrarily high"
+
+
+@dataclass(frozen=True, slots=True)
+class TcpConfig:
+    """One connection's parameters; shared by all connections of an endpoint."""
+
+    variant: Variant = Variant.SACK
+    mss: int = ETHERNET_MSS  # RFC 9293 3.7.1: MSS we advertise and the cap on what we send
+    initial_window: InitialWindow = InitialWindow.RFC5681
+    receive_buffer: int = RECEIVE_BUFFER  # bytes; the window we advertise
+    window_scale: bool = False  # RFC 7323 2: offer the option (used if both offer it)
+    dup_thresh: int = DUP_THRESH
+    limited_transmit: bool = True  # RFC 3042
+    byte_counting: bool = True  # RFC 5681 3.1: CA grows 1 SMSS per cwnd of bytes acked
+    delayed_ack: bool = True  # RFC 1122 4.2.3.2, RFC 5681 4.2
+    delayed_ack_timeout: float = DELAYED_ACK_TIMEOUT
+    nagle: bool = True  # RFC 1122 4.2.3.4 / RFC 896, in Minshall's form as Linux
+    rto_initial: float = RTO_INITIAL
+    rto_min: float = RTO_MIN_RFC
+    rto_max: float = RTO_MAX
+    clock_granularity: float = CLOCK_GRANULARITY
+    max_retries: int = MAX_RETRIES
+    syn_retries: int = SYN_RETRIES
+    time_wait: float = 2 * MSL  # RFC 9293 3.4.2; shorten for simulations
+    initial_ssthresh: int = INITIAL_SSTHRESH
+
+    def __post_init__(self) -> None:
+        if not 88 <= self.mss <= 65495:
+            raise UsageError(f"mss {self.mss} outside 88..65495")
+        if self.receive_buffer < self.mss:
+            raise UsageError(f"receive buffer {self.receive_buffer} smaller than mss")
+        if not 0.0 < self.rto_min <= self.rto_initial <= self.rto_max:
+            raise UsageError("need 0 < rto_min <= rto_initial <= rto_max")
+        if self.dup_thresh < 1:
+            raise UsageError(f"dup_thresh {self.dup_thresh} must be positive")
+        if not 0.0 < self.delayed_ack_timeout < 0.5:
+            raise UsageError("delayed_ack_timeout must be in (0, 0.5) s (RFC 1122 4.2.3.2)")
+
+    @classmethod
+    def for_variant(cls, name: str, **overrides: object) -> "TcpConfig":
+        """A config for ``reno``, ``newreno`` or ``sack``; unknown names are UsageError."""
+        try:
+            variant = Variant(name.lower())
+        except ValueError:
+            known = ", ".join(v.value for v in Variant)
+            raise UsageError(f"unknown TCP variant {name!r} (known: {known})") from None
+        return cls(variant, **overrides)  # type: ignore[arg-type]
+
+    @classmethod
+    def linux(cls, variant: Variant = Variant.SACK, **overrides: object) -> "TcpConfig":
+        """Linux's values: 200 ms minimum RTO, IW10, 40 ms delayed ACK, 60 s TIME_WAIT."""
+        base = cls(
+            variant,
+            initial_window=InitialWindow.RFC6928,
+            rto_min=RTO_MIN_LINUX,
+            delayed_ack_timeout=DELAYED_ACK_LINUX,
+            time_wait=TIME_WAIT_LINUX,
+            window_scale=True,
+        )
+        return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
+
+    def initial_cwnd(self, smss: int) -> int:
+        """Initial window in bytes for sender MSS ``smss``."""
+        if self.initial_window is InitialWindow.ONE:
+            return smss
+        if self.initial_window is InitialWindow.RFC6928:
+            return min(10 * smss, max(2 * smss, 14600))
+        if self.initial_window is InitialWindow.RFC3390:
+            return min(4 * smss, max(2 * smss, 4380))
+        # RFC 5681 3.1 states the same bound as whole segments.
+        if smss > 2190:
+            return 2 * smss
+        if smss > 1095:
+            return 3 * smss
+        return 4 * smss

@@ -1,0 +1,783 @@
+"""One TCP connection: handshake, data transfer, congestion control and teardown.
+
+Sequence numbers are kept unwrapped (plain growing integers from the ISN); only the
+wire carries them modulo 2**32, and incoming values are unwrapped against the nearest
+known point. The send buffer is one ``bytearray`` starting at ``_buf_seq``; sending a
+segment copies one slice, an ACK deletes from the front.
+
+Congestion control follows RFC 5681 (slow start, congestion avoidance, fast
+retransmit/fast recovery), RFC 6582 (NewReno partial ACKs), RFC 6675 (SACK loss
+recovery with pipe and NextSeg) and RFC 3042 (limited transmit); timers follow
+RFC 6298. Which recovery runs is ``TcpConfig.variant``.
+"""
+
+import random
+from enum import Enum
+
+from wwanlab.core.address import Address
+from wwanlab.core.events import Event
+from wwanlab.tcp import segment as wire
+from wwanlab.tcp.config import DEFAULT_MSS, RTO_SYN_FALLBACK, TcpConfig, Variant
+from wwanlab.tcp.events import (
+    ConnectionAborted,
+    ConnectionClosed,
+    ConnectionEstablished,
+    ConnectionReset,
+    DataReceived,
+    PeerClosed,
+)
+from wwanlab.tcp.ranges import ReorderQueue, Scoreboard
+from wwanlab.tcp.rto import RtoEstimator
+from wwanlab.tcp.segment import ACK, FIN, PSH, RST, SYN, Segment
+from wwanlab.tcp.state import RECEIVES_DATA, SYNCHRONIZED, Input, State, next_state
+from wwanlab.tcp.stats import CwndSample, Recorder, TcpStats
+
+SEQ_MOD = 1 << 32  # RFC 9293 3.4: sequence arithmetic is modulo 2**32
+_HALF = 1 << 31
+_SENDING = frozenset(
+    {State.ESTABLISHED, State.CLOSE_WAIT, State.FIN_WAIT_1, State.CLOSING, State.LAST_ACK}
+)
+
+
+def unwrap(value: int, near: int) -> int:
+    """The unwrapped sequence number within 2**31 of ``near`` whose low 32 bits are ``value``."""
+    return near + ((value - near + _HALF) % SEQ_MOD) - _HALF
+
+
+class _Next(Enum):
+    """Which RFC 6675 4 NextSeg rule chose a segment."""
+
+    LOST = 1  # rule (1)
+    NEW = 2  # rule (2)
+    HOLE = 3  # rule (3)
+    RESCUE = 4  # rule (4)
+
+
+class TcpConnection:
+    """A connection's whole state; driven by ``TcpEndpoint``, which owns the queues."""
+
+    def __init__(
+        self,
+        conn_id: int,
+        local: Address,
+        remote: Address,
+        config: TcpConfig,
+        rng: random.Random,
+        out: list[tuple[bytes, Address]],
+        events: list[Event],
+        recorder: Recorder | None,
+    ) -> None:
+        self.conn_id = conn_id
+        self.local = local
+        self.remote = remote
+        self.config = config
+        self.state = State.CLOSED
+        self.stats = TcpStats()
+        self._out = out
+        self._events = events
+        self._recorder = recorder
+        self._pseudo_sum = wire.pseudo_header_sum(local[0], remote[0])
+        self._emit_ports = (local[1], remote[1])
+
+        # Send sequence space (RFC 9293 3.3.1).
+        self.iss = rng.getrandbits(32)
+        self.snd_una = self.iss
+        self.snd_nxt = self.iss
+        self.snd_max = self.iss  # highest sequence sent + 1 ("HighData", RFC 6675 2)
+        self.snd_wnd = 0
+        self._snd_wl1 = 0
+        self._snd_wl2 = 0
+        self._snd_wscale = 0
+        self._buf = bytearray()
+        self._buf_seq = self.iss + 1
+        self._fin_queued = False
+        self._close_on_open = False
+        self._snd_sml = self.iss  # end of the last small segment sent (Minshall's Nagle)
+        self.smss = min(DEFAULT_MSS, config.mss)
+
+        # Receive sequence space.
+        self.irs = 0
+        self.rcv_nxt = 0
+        self._rcv_wscale = 0
+        self._ws_ok = False
+        self._sack_ok = False
+        self._reorder = ReorderQueue()
+        self._peer_fin: int | None = None
+
+        # Congestion control (RFC 5681) and loss recovery.
+        self.cwnd = self.smss
+        self.ssthresh = config.initial_ssthresh
+        self.dupacks = 0
+        self._bytes_acked = 0
+        self.in_recovery = False
+        self.recovery_point = self.iss  # RFC 6582 "recover", RFC 6675 "RecoveryPoint"
+        self._recovery_start = 0.0
+        self._first_partial = True
+        self.high_rxt = self.iss  # RFC 6675 "HighRxt"
+        self._rescue_rxt: int | None = None  # RFC 6675 "RescueRxt"
+        self.scoreboard = Scoreboard()
+        self._traced = (0, 0)
+
+        # Timers (absolute times) and RTT measurement.
+        self.rto = RtoEstimator(config)
+        self.rto_deadline: float | None = None
+        self._retries = 0
+        self._syn_retransmitted = False
+        self._rtt_seq: int | None = None
+        self._rtt_time = 0.0
+        self._ack_now = False
+        self._unacked = 0
+        self.delack_deadline: float | None = None
+        self.time_wait_deadline: float | None = None
+
+    # --- commands ---------------------------------------------------------------------
+
+    def open_active(self, now: float) -> None:
+        """Send a SYN (RFC 9293 3.5, CLOSED --active open--> SYN-SENT)."""
+        self.state = State.SYN_SENT
+        self._send_syn(now)
+
+    def open_passive(self, syn: Segment, now: float) -> None:
+        """Answer a SYN with a SYN,ACK (LISTEN --rcv SYN--> SYN-RECEIVED)."""
+        self.state = next_state(State.LISTEN, Input.RCV_SYN)
+        self._take_syn(syn)
+        self._send_syn(now)
+
+    def send(self, data: bytes) -> None:
+        self._buf += data
+
+    def close(self) -> None:
+        """Queue a FIN after the buffered data (RFC 9293 3.10.4).
+
+        In SYN-SENT with data queued the CLOSE waits for ESTABLISHED, as RFC 9293
+        3.10.4 prescribes for SYN-RECEIVED, so ``connect; send; close`` works."""
+        if self.state is State.SYN_SENT and self._buf:
+            self._close_on_open = True
+            return
+        self.state = next_state(self.state, Input.CLOSE)
+        if self.state is State.CLOSED:  # CLOSE in SYN-SENT: nothing to tell the peer
+            self.rto_deadline = None
+            self._events.append(ConnectionClosed(self.conn_id))
+            return
+        self._fin_queued = True
+
+    def abort(self, now: float, reason: str) -> None:
+        """Send a RST and forget the connection (RFC 9293 3.10.5)."""
+        if self.state in SYNCHRONIZED or self.state is State.SYN_RECEIVED:
+            self._emit(self.snd_nxt, RST | ACK, b"")
+        self._events.append(ConnectionAborted(self.conn_id, reason))
+        self._finish(now)
+
+    @property
+    def closed(self) -> bool:
+        return self.state is State.CLOSED
+
+    def get_timer(self) -> float | None:
+        best: float | None = None
+        for t in (self.rto_deadline, self.delack_deadline, self.time_wait_deadline):
+            if t is not None and (best is None or t < best):
+                best = t
+        return best
+
+    # --- timers -----------------------------------------------------------------------
+
+    def handle_timer(self, now: float) -> None:
+        if self.time_wait_deadline is not None and now >= self.time_wait_deadline:
+            self.state = next_state(self.state, Input.TIMEOUT_2MSL)
+            self._finish(now)
+            return
+        if self.delack_deadline is not None and now >= self.delack_deadline:
+            self.delack_deadline = None
+            self._ack_now = True
+        if self.rto_deadline is not None and now >= self.rto_deadline:
+            self._on_rto(now)
+        if not self.closed:
+            self.output(now)
+
+    def _on_rto(self, now: float) -> None:
+        """RFC 6298 5.4-5.6 and RFC 5681 3.1 (loss window) on expiry."""
+        self.stats.timeouts += 1
+        self._retries += 1
+        self.rto_deadline = None
+        self._rtt_seq = None  # Karn: no sample from a retransmitted segment
+        if self.state in (State.SYN_SENT, State.SYN_RECEIVED):
+            if self._retries > self.config.syn_retries:
+                self.abort(now, "SYN retransmission limit")
+                return
+            self.rto.backoff()
+            self._syn_retransmitted = True
+            self._send_syn(now)
+            return
+        if self._retries > self.config.max_retries:
+            self.abort(now, "retransmission limit")
+            return
+        flight = self.snd_max - self.snd_una
+        if self._retries == 1:  # RFC 5681 3.1: ssthresh held on repeated timeouts
+            self.ssthresh = max(flight // 2, 2 * self.smss)  # RFC 5681 eq. (4)
+        self.cwnd = self.smss  # RFC 5681 3.1: cwnd = LW = 1 SMSS
+        self._exit_recovery(now)
+        self.recovery_point = self.snd_max  # RFC 6582 3.2 step 4, RFC 6675 5.1
+        self.dupacks = 0
+        self._bytes_acked = 0
+        self.rto.backoff()  # RFC 6298 5.5
+        self.snd_nxt = self.snd_una  # go back N from the first unacknowledged octet
+        self._trace(now, "timeout")
+
+    # --- input ------------------------------------------------------------------------
+
+    def on_segment(self, seg: Segment, now: float) -> None:
+        """RFC 9293 3.10.7: process one arriving segment, then send what is due."""
+        self.stats.segments_received += 1
+        if self.state is State.SYN_SENT:
+            self._on_segment_syn_sent(seg, now)
+        else:
+            self._on_segment_synchronized(seg, now)
+        if not self.closed:
+            self.output(now)
+
+    def _on_segment_syn_sent(self, seg: Segment, now: float) -> None:
+        """RFC 9293 3.10.7.3."""
+        ack = unwrap(seg.ack, self.snd_una)
+        if seg.flags & ACK and not self.iss < ack <= self.snd_max:
+            if not seg.flags & RST:
+                self._emit(ack, RST, b"")
+            return
+        if seg.flags & RST:
+            if seg.flags & ACK:
+                self._events.append(ConnectionReset(self.conn_id))
+                self._finish(now)
+            return
+        if not seg.flags & SYN:
+            return
+        self._take_syn(seg)
+        if seg.flags & ACK:
+            self.state = next_state(self.state, Input.RCV_SYN_ACK)
+            self.snd_wnd = seg.window  # RFC 7323 2.2: never scaled in a SYN
+            self._snd_wl1, self._snd_wl2 = self.irs, ack
+            self._ack_advanced(ack, now)
+            self._ack_now = True
+            self._established(now)
+        else:  # simultaneous open
+            self.state = next_state(self.state, Input.RCV_SYN)
+            self._send_syn(now)
+
+    def _take_syn(self, seg: Segment) -> None:
+        """Record the peer's ISN and negotiated options (RFC 9293 3.7.1, 7323, 2018)."""
+        cfg = self.config
+        self.irs = seg.seq
+        self.rcv_nxt = self.irs + 1
+        self.smss = min(seg.mss if seg.mss is not None else DEFAULT_MSS, cfg.mss)
+        self._ws_ok = cfg.window_scale and seg.wscale is not None
+        if cfg.window_scale and seg.wscale is not None:
+            self._snd_wscale = seg.wscale
+            self._rcv_wscale = _wscale_for(cfg.receive_buffer)
+        self._sack_ok = cfg.variant is Variant.SACK and seg.sack_permitted
+        self.cwnd = self.smss
+
+    def _on_segment_synchronized(self, seg: Segment, now: float) -> None:
+        """RFC 9293 3.10.7.4, for SYN-RECEIVED and the synchronized states."""
+        flags = seg.flags
+        seq = unwrap(seg.seq, self.rcv_nxt)
+        if self.state is State.SYN_RECEIVED and flags & SYN and seq == self.irs:
+            self._send_syn(now)  # our SYN,ACK was lost: the peer sent its SYN again
+            return
+        payload = seg.payload
+        seg_len = len(payload) + (1 if flags & FIN else 0)
+        wnd = self.config.receive_buffer
+        # First: check the sequence number.
+        if seg_len == 0:
+            acceptable = self.rcv_nxt <= seq < self.rcv_nxt + wnd
+        else:
+            acceptable = seq < self.rcv_nxt + wnd and seq + seg_len > self.rcv_nxt
+        if not acceptable:
+            if not flags & RST:
+                self._ack_now = True
+                if self.state is State.TIME_WAIT and flags & FIN:  # RFC 9293 3.10.7.4
+                    self.time_wait_deadline = now + self.config.time_wait
+            return
+        # Second: RST.
+        if flags & RST:
+            self._events.append(ConnectionReset(self.conn_id))
+            self._finish(now)
+            return
+        # Fourth: a SYN in the window gets a challenge ACK (RFC 5961 4).
+        if flags & SYN:
+            self._ack_now = True
+            return
+        # Fifth: the ACK field.
+        if not flags & ACK:
+            return
+        ack = unwrap(seg.ack, self.snd_una)
+        if self.state is State.SYN_RECEIVED:
+            if not self.snd_una < ack <= self.snd_max:
+                self._emit(ack, RST, b"")
+                return
+            self.state = next_state(self.state, Input.RCV_ACK_OF_SYN)
+            self.snd_wnd = seg.window << self._snd_wscale
+            self._snd_wl1, self._snd_wl2 = seq, ack
+            self._ack_advanced(ack, now)
+            self._established(now)
+        elif ack > self.snd_max:
+            self._ack_now = True  # RFC 9293 3.10.7.4: ACKs something not yet sent
+            return
+        else:
+            self._process_ack(seg, seq, ack, now)
+        if self._fin_queued and self.snd_una > self._data_end:
+            self._fin_acked(now)
+            if self.closed:
+                return
+        # Seventh: the segment text.
+        if payload and self.state in RECEIVES_DATA:
+            self._receive_data(seq, payload, now)
+        # Eighth: FIN.
+        if flags & FIN and self.state in RECEIVES_DATA:
+            self._peer_fin = seq + len(payload)
+        if self._peer_fin is not None and self._peer_fin == self.rcv_nxt:
+            self._consume_fin(now)
+
+    def _established(self, now: float) -> None:
+        self.stats.established_at = now
+        if self._syn_retransmitted:
+            self.cwnd = self.smss  # RFC 5681 3.1: IW is 1 SMSS after a lost SYN
+            if self.rto.samples == 0:
+                self.rto.rto = max(self.rto.rto, RTO_SYN_FALLBACK)  # RFC 6298 5.7
+        else:
+            self.cwnd = self.config.initial_cwnd(self.smss)
+        self._retries = 0
+        self._events.append(ConnectionEstablished(self.conn_id, self.remote))
+        self._trace(now, "established")
+        if self._close_on_open:
+            self.close()
+
+    def _fin_acked(self, now: float) -> None:
+        self._fin_queued = False
+        self._buf_seq += 1  # the FIN's sequence number is acknowledged too
+        self.state = next_state(self.state, Input.RCV_ACK_OF_FIN)
+        self._after_close_step(now)
+
+    def _consume_fin(self, now: float) -> None:
+        self._peer_fin = None
+        self.rcv_nxt += 1
+        self._ack_now = True
+        self._events.append(PeerClosed(self.conn_id))
+        self.state = next_state(self.state, Input.RCV_FIN)
+        self._after_close_step(now)
+
+    def _after_close_step(self, now: float) -> None:
+        if self.state is State.TIME_WAIT:
+            self.time_wait_deadline = now + self.config.time_wait
+            self.rto_deadline = None
+            self._events.append(ConnectionClosed(self.conn_id))
+            self.stats.closed_at = now
+        elif self.state is State.CLOSED:
+            self._events.append(ConnectionClosed(self.conn_id))
+            self._finish(now)
+
+    def _finish(self, now: float) -> None:
+        self.state = State.CLOSED
+        self.rto_deadline = self.delack_deadline = self.time_wait_deadline = None
+        self._exit_recovery(now)
+        if self.stats.closed_at is None:
+            self.stats.closed_at = now
+
+    # --- receiving data ---------------------------------------------------------------
+
+    def _receive_data(self, seq: int, payload: bytes, now: float) -> None:
+        """Deliver in-order data, hold the rest; RFC 5681 4.2 says when to ACK."""
+        if seq < self.rcv_nxt:
+            payload = payload[self.rcv_nxt - seq :]
+            seq = self.rcv_nxt
+        limit = self.rcv_nxt + self.config.receive_buffer
+        if seq + len(payload) > limit:
+            payload = payload[: limit - seq]
+        if not payload:
+            self._ack_now = True
+            return
+        if seq != self.rcv_nxt:
+            self._reorder.insert(seq, payload)
+            self._ack_now = True  # out of order: a duplicate ACK at once
+            return
+        filled_gap = len(self._reorder) > 0
+        self.rcv_nxt += len(payload)
+        if filled_gap:
+            more = self._reorder.pop_in_order(self.rcv_nxt)
+            self.rcv_nxt += len(more)
+            payload += more
+            self._ack_now = True  # RFC 5681 4.2: a segment that fills a gap
+        self.stats.bytes_received += len(payload)
+        self._events.append(DataReceived(self.conn_id, payload))
+        self._unacked += len(payload)
+        cfg = self.config
+        if not cfg.delayed_ack or self._unacked >= 2 * self.smss:
+            self._ack_now = True  # RFC 1122 4.2.3.2: every second full-sized segment
+        elif self.delack_deadline is None:
+            self.delack_deadline = now + cfg.delayed_ack_timeout
+
+    # --- acknowledgments and congestion control --------------------------------------
+
+    def _process_ack(self, seg: Segment, seq: int, ack: int, now: float) -> None:
+        # RFC 9293 3.10.7.4: window update guarded by SND.WL1/SND.WL2.
+        window = seg.window << self._snd_wscale
+        window_changed = window != self.snd_wnd
+        if self._snd_wl1 < seq or (self._snd_wl1 == seq and self._snd_wl2 <= ack):
+            self.snd_wnd = window
+            self._snd_wl1, self._snd_wl2 = seq, ack
+        newly_sacked = 0
+        if self._sack_ok and seg.sack_blocks:
+            for left, right in seg.sack_blocks:
+                start = max(unwrap(left, self.snd_una), self.snd_una)
+                end = min(unwrap(right, self.snd_una), self.snd_max)
+                newly_sacked += self.scoreboard.add(start, end)
+        if ack > self.snd_una:
+            self._on_new_ack(self._ack_advanced(ack, now), ack, now)
+        elif ack == self.snd_una and self.snd_max > self.snd_una:
+            if self._sack_ok:
+                duplicate = newly_sacked > 0  # RFC 6675 2 "duplicate acknowledgment"
+            else:  # RFC 5681 2 "DUPLICATE ACKNOWLEDGMENT"
+                duplicate = not (seg.payload or seg.flags & (SYN | FIN) or window_changed)
+            if duplicate:
+                self._on_dupack(now)
+
+    def _ack_advanced(self, ack: int, now: float) -> int:
+        """Bookkeeping for a cumulative ACK that covers new data (or our SYN).
+
+        Returns how many octets beyond the SYN it newly acknowledges."""
+        if self._rtt_seq is not None and ack > self._rtt_seq:
+            self.rto.sample(now - self._rtt_time)
+            self.stats.rtt_samples += 1
+            self._rtt_seq = None
+        if self.snd_una == self.iss:  # our SYN is acknowledged
+            self.snd_una = self.iss + 1
+        drop = min(ack, self._data_end) - self._buf_seq
+        if drop > 0:
+            del self._buf[:drop]
+            self._buf_seq += drop
+        acked = ack - self.snd_una
+        self.snd_una = ack
+        if self.snd_nxt < ack:
+            self.snd_nxt = ack
+        self.scoreboard.advance(ack)
+        self._retries = 0
+        return acked
+
+    def _on_new_ack(self, acked: int, ack: int, now: float) -> None:
+        restart_timer = True
+        variant = self.config.variant
+        if self.in_recovery:
+            if variant is Variant.RENO:  # RFC 5681 3.2 step 6: deflate on any new ACK
+                self.cwnd = self.ssthresh
+                self._exit_recovery(now)
+            elif ack >= self.recovery_point:  # a full acknowledgment
+                if variant is Variant.NEWRENO:  # RFC 6582 3.2 step 3, option (1)
+                    flight = self.snd_max - ack
+                    self.cwnd = min(self.ssthresh, max(flight, self.smss) + self.smss)
+                self._exit_recovery(now)
+            elif variant is Variant.NEWRENO:  # RFC 6582 3.2 step 3, partial ACK
+                self.stats.partial_acks += 1
+                self._retransmit(now, ack, min(ack + self.smss, self._send_end))
+                self.cwnd = max(self.cwnd - acked, 0)
+                if acked >= self.smss:
+                    self.cwnd += self.smss
+                restart_timer = self._first_partial  # RFC 6582 4.1, "Impatient"
+                self._first_partial = False
+            else:
+                self.stats.partial_acks += 1
+        else:
+            self._grow(acked)
+        self.dupacks = 0
+        if self.snd_una >= self.snd_max:
+            self.rto_deadline = None  # RFC 6298 5.2
+        elif restart_timer:
+            self.rto_deadline = now + self.rto.rto  # RFC 6298 5.3
+        self._trace(now, "ack")
+
+    def _grow(self, acked: int) -> None:
+        """RFC 5681 3.1: slow start (eq. 2) or congestion avoidance."""
+        smss = self.smss
+        if self.cwnd < self.ssthresh:
+            self.cwnd += min(acked, smss)
+            self._bytes_acked = 0
+        elif self.config.byte_counting:  # RFC 5681 3.1, the RFC 3465 method
+            self._bytes_acked += acked
+            if self._bytes_acked >= self.cwnd:
+                self._bytes_acked -= self.cwnd
+                self.cwnd += smss
+        else:  # RFC 5681 eq. (3)
+            self.cwnd += max(1, smss * smss // self.cwnd)
+
+    def _on_dupack(self, now: float) -> None:
+        self.stats.dupacks_received += 1
+        self.dupacks += 1
+        variant = self.config.variant
+        if self.in_recovery:
+            if variant is not Variant.SACK:
+                self.cwnd += self.smss  # RFC 5681 3.2 step 4: inflate
+                self._trace(now, "dupack")
+            return
+        if variant is Variant.SACK:
+            trigger = self.dupacks >= self.config.dup_thresh or self._lost(self.snd_una)
+            allowed = self.snd_una >= self.recovery_point  # RFC 6675 5.1
+        else:
+            trigger = self.dupacks == self.config.dup_thresh
+            # RFC 6582 3.2 step 2: only if the ACK covers more than "recover".
+            allowed = variant is Variant.RENO or self.snd_una > self.recovery_point
+        if trigger and allowed:
+            self._enter_recovery(now)
+
+    def _enter_recovery(self, now: float) -> None:
+        """Fast retransmit (RFC 5681 3.2 steps 2-3, RFC 6675 5 step 4)."""
+        smss = self.smss
+        flight = self.snd_max - self.snd_una
+        self.ssthresh = max(flight // 2, 2 * smss)  # RFC 5681 eq. (4)
+        self.in_recovery = True
+        self._recovery_start = now
+        self._first_partial = True
+        self.recovery_point = self.snd_max
+        self.stats.fast_retransmits += 1
+        end = min(self.snd_una + smss, self._send_end)
+        if self.config.variant is Variant.SACK:
+            self.cwnd = self.ssthresh
+            hole_end = self.scoreboard.next_start(self.snd_una)
+            if hole_end is not None:
+                end = min(end, hole_end)
+            self._rescue_rxt = None
+            self.high_rxt = end
+        else:
+            self.cwnd = self.ssthresh + self.config.dup_thresh * smss
+        self._retransmit(now, self.snd_una, end)
+        self._trace(now, "fast_retransmit")
+
+    def _exit_recovery(self, now: float) -> None:
+        if self.in_recovery:
+            self.in_recovery = False
+            self.stats.recovery_time += now - self._recovery_start
+        self.dupacks = 0
+
+    # --- RFC 6675 scoreboard queries ---------------------------------------------------
+
+    def _holes(self) -> list[tuple[int, int, bool]]:
+        """Un-SACKed ranges below the highest SACK, each with IsLost (RFC 6675 4)."""
+        blocks = self.scoreboard.blocks
+        thresh = self.config.dup_thresh
+        smss = self.smss
+        lost_below: list[bool] = [False] * len(blocks)
+        sacked = segments = 0
+        for i in range(len(blocks) - 1, -1, -1):
+            length = blocks[i][1] - blocks[i][0]
+            sacked += length
+            segments += -(-length // smss)
+            lost_below[i] = segments >= thresh or sacked > (thresh - 1) * smss
+        holes = []
+        start = self.snd_una
+        for i, (b0, b1) in enumerate(blocks):
+            if b0 > start:
+                holes.append((start, b0, lost_below[i]))
+            start = b1
+        return holes
+
+    def _lost(self, seq: int) -> bool:
+        for start, end, lost in self._holes():
+            if start <= seq < end:
+                return lost
+        return False
+
+    def _pipe(self, holes: list[tuple[int, int, bool]]) -> int:
+        """RFC 6675 4 SetPipe, counted per range rather than per octet."""
+        high_rxt = self.high_rxt
+        top = self.scoreboard.highest() if self.scoreboard.blocks else self.snd_una
+        ranges = [*holes, (max(top, self.snd_una), self.snd_max, False)]
+        pipe = 0
+        for start, end, lost in ranges:
+            if end <= start:
+                continue
+            if not lost:
+                pipe += end - start
+            if high_rxt > start:
+                pipe += min(end, high_rxt) - start
+        return pipe
+
+    def _next_seg(self, holes: list[tuple[int, int, bool]]) -> tuple[int, int, _Next] | None:
+        """RFC 6675 4 NextSeg."""
+        smss = self.smss
+        for start, end, lost in holes:  # rule (1)
+            s = max(start, self.high_rxt)
+            if s < end and lost:
+                return s, min(end, s + smss), _Next.LOST
+        send_end = self._send_end
+        if self.snd_max < send_end:  # rule (2), bounded by the receiver's window
+            end = min(self.snd_max + smss, send_end)
+            if min(end, self._data_end) <= self.snd_una + self.snd_wnd:
+                return self.snd_max, end, _Next.NEW
+        for start, end, _lost in holes:  # rule (3)
+            s = max(start, self.high_rxt)
+            if s < end:
+                return s, min(end, s + smss), _Next.HOLE
+        if self._rescue_rxt is None or self.snd_una > self._rescue_rxt:  # rule (4)
+            top = self.scoreboard.highest() if self.scoreboard.blocks else self.snd_una
+            if self.snd_max > top:
+                return max(top, self.snd_max - smss), self.snd_max, _Next.RESCUE
+            if holes:
+                start, end, _lost = holes[-1]
+                return max(start, end - smss), end, _Next.RESCUE
+        return None
+
+    # --- output -----------------------------------------------------------------------
+
+    @property
+    def _data_end(self) -> int:
+        return self._buf_seq + len(self._buf)
+
+    @property
+    def _send_end(self) -> int:
+        return self._data_end + (1 if self._fin_queued else 0)
+
+    def output(self, now: float) -> None:
+        """Send whatever the windows allow, then a pure ACK if one is still owed."""
+        if self.state in _SENDING and self.snd_una > self.iss:
+            if self.in_recovery and self.config.variant is Variant.SACK:
+                self._sack_output(now)
+            else:
+                self._window_output(now)
+        if self._ack_now and self.state is not State.SYN_SENT:
+            self.stats.pure_acks_sent += 1
+            self._emit(self.snd_nxt if self.state in SYNCHRONIZED else self.snd_max, ACK, b"")
+
+    def _window_output(self, now: float) -> None:
+        cfg = self.config
+        cwnd = self.cwnd
+        if cfg.limited_transmit and not self.in_recovery and self.dupacks < cfg.dup_thresh:
+            cwnd += self.dupacks * self.smss  # RFC 3042 2
+        limit = self.snd_una + min(cwnd, self.snd_wnd)
+        send_end = self._send_end
+        data_end = self._data_end
+        sack = self._sack_ok and self.scoreboard.blocks
+        while self.snd_nxt < send_end:
+            seq = self.snd_nxt
+            end = min(seq + self.smss, send_end)
+            if sack and seq < self.snd_max:  # going back N: skip what the peer holds
+                skip_to = self.scoreboard.sacked_end(seq)
+                if skip_to != seq:
+                    self.snd_nxt = skip_to
+                    continue
+                above = self.scoreboard.next_start(seq)
+                if above is not None and above < end:
+                    end = above
+            if min(end, data_end) > limit:
+                break
+            small = min(end, data_end) - seq < self.smss and end <= data_end
+            if small and cfg.nagle and seq >= self.snd_max and self._snd_sml > self.snd_una:
+                break  # Minshall's Nagle: one small segment outstanding at a time
+            self._transmit(now, seq, end)
+            if small and end > self._snd_sml:
+                self._snd_sml = end
+            self.snd_nxt = end
+
+    def _sack_output(self, now: float) -> None:
+        """RFC 6675 5 step (C): send while cwnd - pipe >= 1 SMSS."""
+        holes = self._holes()
+        pipe = self._pipe(holes)
+        while self.cwnd - pipe >= self.smss:
+            chosen = self._next_seg(holes)
+            if chosen is None:
+                return
+            start, end, rule = chosen
+            self._transmit(now, start, end)
+            if rule is _Next.NEW:
+                self.snd_nxt = self.snd_max
+            elif rule is _Next.RESCUE:
+                self._rescue_rxt = self.recovery_point
+            else:
+                self.high_rxt = end
+            pipe += end - start
+
+    def _retransmit(self, now: float, start: int, end: int) -> None:
+        if end > start:
+            self._transmit(now, start, end)
+
+    def _transmit(self, now: float, start: int, end: int) -> None:
+        """Send sequence range [start, end) of data and FIN; count and time it."""
+        data_end = self._data_end
+        stop = min(end, data_end)
+        payload = bytes(self._buf[start - self._buf_seq : stop - self._buf_seq])
+        flags = ACK
+        if stop == data_end and payload:
+            flags |= PSH
+        if end > data_end:
+            flags |= FIN
+        stats = self.stats
+        if start < self.snd_max:
+            stats.retransmissions += 1
+            stats.bytes_retransmitted += len(payload)
+            self._rtt_seq = None  # Karn's rule
+        else:
+            self.snd_max = end
+            if self._rtt_seq is None:
+                self._rtt_seq, self._rtt_time = start, now
+        stats.bytes_sent += len(payload)
+        self._emit(start, flags, payload)
+        if self.rto_deadline is None:
+            self.rto_deadline = now + self.rto.rto  # RFC 6298 5.1
+
+    def _send_syn(self, now: float) -> None:
+        cfg = self.config
+        if self.state is State.SYN_RECEIVED:  # answer only what the peer offered
+            flags = SYN | ACK
+            options = wire.encode_options(
+                cfg.mss, self._rcv_wscale if self._ws_ok else None, self._sack_ok
+            )
+        else:
+            flags = SYN
+            wscale = _wscale_for(cfg.receive_buffer) if cfg.window_scale else None
+            options = wire.encode_options(cfg.mss, wscale, cfg.variant is Variant.SACK)
+        if self._retries:
+            self.stats.retransmissions += 1
+        elif self._rtt_seq is None:
+            self._rtt_seq, self._rtt_time = self.iss, now
+        self.snd_nxt = self.snd_max = self.iss + 1
+        self._emit(self.iss, flags, b"", options)
+        self.rto_deadline = now + self.rto.rto
+
+    def _emit(self, seq: int, flags: int, payload: bytes, options: bytes = b"") -> None:
+        if flags & ACK:
+            self._ack_now = False
+            self._unacked = 0
+            self.delack_deadline = None
+            if self._sack_ok and len(self._reorder):
+                blocks = self._reorder.sack_blocks(wire.MAX_SACK_BLOCKS)
+                options += wire.encode_options(
+                    sack_blocks=tuple((a % SEQ_MOD, b % SEQ_MOD) for a, b in blocks)
+                )
+        if flags & SYN:
+            window = min(self.config.receive_buffer, 0xFFFF)  # RFC 7323 2.2
+        else:
+            window = min(self.config.receive_buffer >> self._rcv_wscale, 0xFFFF)
+        ack = self.rcv_nxt % SEQ_MOD if flags & ACK else 0
+        data = wire.encode_segment(
+            self._emit_ports[0],
+            self._emit_ports[1],
+            seq % SEQ_MOD,
+            ack,
+            flags,
+            window,
+            options,
+            payload,
+            self._pseudo_sum,
+        )
+        self.stats.segments_sent += 1
+        self._out.append((data, self.remote))
+
+    def _trace(self, now: float, reason: str) -> None:
+        if self._recorder is None:
+            return
+        current = (self.cwnd, self.ssthresh)
+        if current != self._traced:
+            self._traced = current
+            self._recorder(CwndSample(now, self.conn_id, self.cwnd, self.ssthresh, reason))
+
+
+def _wscale_for(buffer: int) -> int:
+    """The smallest shift that fits ``buffer`` in 16 bits (RFC 7323 2.3), at most 14."""
+    shift = 0
+    while (buffer >> shift) > 0xFFFF and shift < wire.MAX_WSCALE:
+        shift += 1
+    return shift

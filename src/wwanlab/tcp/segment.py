@@ -1,0 +1,170 @@
+"""TCP segments as bytes: header, options and the Internet checksum (RFC 9293 3.1).
+
+Headers are packed with ``struct``; the checksum sums 16-bit words with ``array`` in
+native byte order, which RFC 1071 2(B) shows gives the same ones'-complement result in
+either order, so the folded sum is written back natively without swapping.
+"""
+
+import socket
+import struct
+from array import array
+from dataclasses import dataclass
+
+from wwanlab.tcp.errors import MalformedSegment
+
+IPPROTO_TCP = 6  # RFC 9293 3.1, "Protocol" in the pseudo-header
+HEADER_LEN = 20  # RFC 9293 3.1: minimum header, Data Offset = 5
+MAX_HEADER_LEN = 60  # RFC 9293 3.1: Data Offset is 4 bits of 32-bit words
+
+# Control bits, RFC 9293 3.1.
+FIN = 0x01
+SYN = 0x02
+RST = 0x04
+PSH = 0x08
+ACK = 0x10
+URG = 0x20
+
+# Option kinds.
+OPT_EOL = 0  # RFC 9293 3.2
+OPT_NOP = 1  # RFC 9293 3.2
+OPT_MSS = 2  # RFC 9293 3.2, length 4
+OPT_WSCALE = 3  # RFC 7323 2.2, length 3
+OPT_SACK_PERMITTED = 4  # RFC 2018 2, length 2
+OPT_SACK = 5  # RFC 2018 3, length 2 + 8n
+MAX_WSCALE = 14  # RFC 7323 2.3: a larger shift is used as 14
+MAX_SACK_BLOCKS = 4  # RFC 2018 3: 40 option bytes hold at most 4 blocks
+
+_HEADER = struct.Struct("!HHIIBBHHH")
+_NATIVE_WORD = struct.Struct("=H")
+
+
+@dataclass(slots=True)
+class Segment:
+    """A decoded segment; sequence numbers are the 32-bit wire values."""
+
+    src_port: int
+    dst_port: int
+    seq: int
+    ack: int
+    flags: int
+    window: int
+    payload: bytes
+    mss: int | None = None
+    wscale: int | None = None
+    sack_permitted: bool = False
+    sack_blocks: tuple[tuple[int, int], ...] = ()
+
+
+def _ones_sum(data: bytes) -> int:
+    """Unfolded sum of ``data``'s native-order 16-bit words (odd length padded)."""
+    if len(data) & 1:
+        data = data + b"\x00"
+    return sum(array("H", data))
+
+
+def pseudo_header_sum(src_ip: str, dst_ip: str) -> int:
+    """The constant part of the IPv4 pseudo-header (RFC 9293 3.1) as a native sum."""
+    return _ones_sum(socket.inet_aton(src_ip) + socket.inet_aton(dst_ip) + b"\x00\x06")
+
+
+def _fold(total: int, length: int) -> int:
+    total += _ones_sum(length.to_bytes(2, "big"))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return total
+
+
+def encode_options(
+    mss: int | None = None,
+    wscale: int | None = None,
+    sack_permitted: bool = False,
+    sack_blocks: tuple[tuple[int, int], ...] = (),
+) -> bytes:
+    """Options padded to 32 bits with NOPs, in the order Linux writes them."""
+    out = b""
+    if mss is not None:
+        out += struct.pack("!BBH", OPT_MSS, 4, mss)
+    if sack_permitted:
+        out += bytes((OPT_NOP, OPT_NOP, OPT_SACK_PERMITTED, 2))
+    if wscale is not None:
+        out += bytes((OPT_NOP, OPT_WSCALE, 3, wscale))
+    if sack_blocks:
+        blocks = sack_blocks[:MAX_SACK_BLOCKS]
+        out += bytes((OPT_NOP, OPT_NOP, OPT_SACK, 2 + 8 * len(blocks)))
+        out += struct.pack(f"!{2 * len(blocks)}I", *(v for block in blocks for v in block))
+    return out
+
+
+def encode_segment(
+    src_port: int,
+    dst_port: int,
+    seq: int,
+    ack: int,
+    flags: int,
+    window: int,
+    options: bytes,
+    payload: bytes,
+    pseudo_sum: int,
+) -> bytes:
+    """A complete segment with its checksum; ``pseudo_sum`` from ``pseudo_header_sum``."""
+    offset = (HEADER_LEN + len(options)) >> 2
+    header = _HEADER.pack(src_port, dst_port, seq, ack, offset << 4, flags, window, 0, 0)
+    header += options
+    total = pseudo_sum + sum(array("H", header)) + _ones_sum(payload)
+    checksum = ~_fold(total, len(header) + len(payload)) & 0xFFFF
+    return header[:16] + _NATIVE_WORD.pack(checksum) + header[18:] + payload
+
+
+def checksum_ok(data: bytes, pseudo_sum: int) -> bool:
+    """Whether ``data``'s checksum verifies under the pseudo-header (RFC 9293 3.1)."""
+    return _fold(pseudo_sum + _ones_sum(data), len(data)) == 0xFFFF
+
+
+def decode_segment(data: bytes) -> Segment:
+    """Parse a segment; every length is bounded, bad input raises ``MalformedSegment``."""
+    if len(data) < HEADER_LEN:
+        raise MalformedSegment(f"segment of {len(data)} bytes is shorter than a header")
+    src, dst, seq, ack, offset_byte, flags, window, _csum, _urg = _HEADER.unpack_from(data)
+    header_len = (offset_byte >> 4) * 4
+    if header_len < HEADER_LEN or header_len > len(data):
+        raise MalformedSegment(f"data offset {header_len} outside 20..{len(data)}")
+    segment = Segment(src, dst, seq, ack, flags & 0x3F, window, bytes(data[header_len:]))
+    _decode_options(segment, data[HEADER_LEN:header_len])
+    return segment
+
+
+def _decode_options(segment: Segment, options: bytes) -> None:
+    i = 0
+    end = len(options)
+    while i < end:
+        kind = options[i]
+        if kind == OPT_EOL:
+            return
+        if kind == OPT_NOP:
+            i += 1
+            continue
+        if i + 1 >= end:
+            raise MalformedSegment(f"option kind {kind} has no length byte")
+        length = options[i + 1]
+        if length < 2 or i + length > end:
+            raise MalformedSegment(f"option kind {kind} length {length} overruns the header")
+        body = options[i + 2 : i + length]
+        if kind == OPT_MSS:
+            if length != 4:
+                raise MalformedSegment(f"MSS option length {length}, expected 4")
+            segment.mss = int.from_bytes(body, "big")
+        elif kind == OPT_WSCALE:
+            if length != 3:
+                raise MalformedSegment(f"window scale option length {length}, expected 3")
+            segment.wscale = min(body[0], MAX_WSCALE)
+        elif kind == OPT_SACK_PERMITTED:
+            if length != 2:
+                raise MalformedSegment(f"SACK-permitted option length {length}, expected 2")
+            segment.sack_permitted = True
+        elif kind == OPT_SACK:
+            if (length - 2) % 8 or length == 2:
+                raise MalformedSegment(f"SACK option length {length} is not 2 + 8n")
+            words = struct.unpack(f"!{(length - 2) // 4}I", body)
+            segment.sack_blocks = tuple(zip(words[::2], words[1::2], strict=True))
+        # RFC 9293 3.1: options we do not implement are skipped by their length.
+        i += length
