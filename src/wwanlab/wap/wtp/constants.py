@@ -37,7 +37,7 @@ class AbortType(IntEnum):
     """WTP 9.3.4, the 3-bit Abort Type."""
 
     PROVIDER = 0x00  # TCP: WTP itself aborted
-    USER = 0x01  # the WTP user (WSP) aborted; the reason is WSP's (WSP 8.2.2.3)
+    USER = 0x01  # the WTP user (WSP) aborted; the reason is WSP's (WSP Table 35)
 
 
 class AbortReason(IntEnum):

@@ -235,7 +235,7 @@ class Ack:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Abort:
     """WTP 9.3.4: ends a transaction; ``reason`` is an ``AbortReason`` for a provider
-    abort and WSP's reason code (WSP 8.2.2.3) for a user abort."""
+    abort and WSP's reason code (WSP Table 35) for a user abort."""
 
     tid: int
     abort_type: AbortType | int = AbortType.PROVIDER
