@@ -192,7 +192,7 @@ class Host(Node):
                 stats.drop("fragment", size)
                 return
             if header.protocol == PROTO_UDP:
-                udp, payload = parse_udp(header.src, header.dst, payload)
+                udp, payload = parse_udp(packet[12:16], packet[16:20], payload)
                 src_port, dst_port = udp.src_port, udp.dst_port
             else:
                 if len(payload) < 4:

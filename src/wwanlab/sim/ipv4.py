@@ -7,7 +7,7 @@ Every parser checks lengths before reading and raises ``PacketError``.
 """
 
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from wwanlab.core.errors import WwanlabError
 
@@ -72,20 +72,32 @@ def ip_to_bytes(address: str) -> bytes:
         if any(o > 255 for o in octets):
             raise PacketError(f"IPv4 address octet above 255: {address!r}")
         packed = bytes(octets)
-        _ADDR_CACHE[address] = packed
+        if len(_ADDR_CACHE) < 65536:
+            _ADDR_CACHE[address] = packed
     return packed
+
+
+_DOTTED_CACHE: dict[bytes, str] = {}
 
 
 def bytes_to_ip(packed: bytes) -> str:
     """The dotted-quad form of four octets."""
-    if len(packed) != 4:
-        raise PacketError(f"an IPv4 address is 4 octets, got {len(packed)}")
-    return "{}.{}.{}.{}".format(*packed)
+    dotted = _DOTTED_CACHE.get(packed)
+    if dotted is None:
+        if len(packed) != 4:
+            raise PacketError(f"an IPv4 address is 4 octets, got {len(packed)}")
+        dotted = "{}.{}.{}.{}".format(*packed)
+        if len(_DOTTED_CACHE) < 65536:  # bounded: simulated networks are small
+            _DOTTED_CACHE[bytes(packed)] = dotted
+    return dotted
 
 
-@dataclass(frozen=True, slots=True)
-class IPv4Header:
-    """The fields of an RFC 791 header that wwanlab reads (options are kept raw)."""
+class IPv4Header(NamedTuple):
+    """The fields of an RFC 791 header that wwanlab reads (options are kept raw).
+
+    A named tuple rather than a frozen dataclass: every simulated packet is parsed at
+    least once, and a tuple is several times cheaper to build.
+    """
 
     src: str
     dst: str
@@ -120,20 +132,10 @@ def build_ipv4(
     if not (0 <= ttl <= 255 and 0 <= protocol <= 255 and 0 <= tos <= 255):
         raise PacketError("TTL, protocol and TOS are single octets")
     flags = FLAG_DF if dont_fragment else 0
-    header = _IPV4.pack(
-        0x45,  # version 4, IHL 5 words
-        tos,
-        total,
-        identification & 0xFFFF,
-        flags,
-        ttl,
-        protocol,
-        0,
-        ip_to_bytes(src),
-        ip_to_bytes(dst),
-    )
-    checksum = internet_checksum(header)
-    return header[:10] + checksum.to_bytes(2, "big") + header[12:] + payload
+    fields = (0x45, tos, total, identification & 0xFFFF, flags, ttl, protocol)  # 0x45: v4, IHL 5
+    addresses = (ip_to_bytes(src), ip_to_bytes(dst))
+    checksum = internet_checksum(_IPV4.pack(*fields, 0, *addresses))
+    return _IPV4.pack(*fields, checksum, *addresses) + payload
 
 
 def parse_ipv4(packet: bytes, *, verify: bool = True) -> tuple[IPv4Header, bytes]:
@@ -174,36 +176,43 @@ def parse_ipv4(packet: bytes, *, verify: bool = True) -> tuple[IPv4Header, bytes
     return header, bytes(packet[hlen:total])
 
 
-def pseudo_header_sum(src: bytes, dst: bytes, protocol: int, length: int) -> int:
+IPv4Addr = str | bytes
+"""An address in dotted form or as its four octets (as parsers find it in a header)."""
+
+
+def _packed(address: IPv4Addr) -> bytes:
+    return address if isinstance(address, bytes) else ip_to_bytes(address)
+
+
+def pseudo_header_sum(src: IPv4Addr, dst: IPv4Addr, protocol: int, length: int) -> int:
     """The RFC 768 pseudo-header (addresses, zero, protocol, length) as an integer."""
-    return int.from_bytes(src + dst, "big") + (protocol << 16 | length)
+    return int.from_bytes(_packed(src) + _packed(dst), "big") + (protocol << 16 | length)
 
 
-def transport_checksum(src: str, dst: str, protocol: int, segment: bytes) -> int:
+def transport_checksum(src: IPv4Addr, dst: IPv4Addr, protocol: int, segment: bytes) -> int:
     """The checksum over pseudo-header and segment (RFC 768; RFC 793 §3.1 for TCP).
 
     A segment whose checksum field is already filled in gives 0 when it is correct.
     """
-    initial = pseudo_header_sum(ip_to_bytes(src), ip_to_bytes(dst), protocol, len(segment))
-    return internet_checksum(segment, initial)
+    return internet_checksum(segment, pseudo_header_sum(src, dst, protocol, len(segment)))
 
 
-def build_udp(src: str, dst: str, src_port: int, dst_port: int, payload: bytes) -> bytes:
+def build_udp(src: IPv4Addr, dst: IPv4Addr, src_port: int, dst_port: int, payload: bytes) -> bytes:
     """A UDP header and payload with the RFC 768 checksum filled in."""
     length = UDP_HEADER + len(payload)
     if length > IPV4_MAX_TOTAL_LENGTH - IPV4_MIN_HEADER:
         raise PacketError(f"UDP length {length} does not fit one IPv4 packet")
     if not (0 <= src_port <= 0xFFFF and 0 <= dst_port <= 0xFFFF):
         raise PacketError(f"UDP ports out of range: {src_port}, {dst_port}")
-    header = _UDP.pack(src_port, dst_port, length, 0)
-    checksum = transport_checksum(src, dst, PROTO_UDP, header + payload)
-    if checksum == 0:
-        checksum = UDP_ZERO_CHECKSUM
-    return header[:6] + checksum.to_bytes(2, "big") + payload
+    # The header is whole 16-bit words, so its words add to the sum independently of the
+    # payload's: checksum the payload with pseudo-header and header as the initial sum.
+    header_sum = int.from_bytes(_UDP.pack(src_port, dst_port, length, 0), "big")
+    initial = pseudo_header_sum(src, dst, PROTO_UDP, length) + header_sum
+    checksum = internet_checksum(payload, initial) or UDP_ZERO_CHECKSUM
+    return _UDP.pack(src_port, dst_port, length, checksum) + payload
 
 
-@dataclass(frozen=True, slots=True)
-class UdpHeader:
+class UdpHeader(NamedTuple):
     src_port: int
     dst_port: int
     length: int
@@ -211,7 +220,7 @@ class UdpHeader:
 
 
 def parse_udp(
-    src: str, dst: str, datagram: bytes, *, verify: bool = True
+    src: IPv4Addr, dst: IPv4Addr, datagram: bytes, *, verify: bool = True
 ) -> tuple[UdpHeader, bytes]:
     """Split a UDP datagram carried between ``src`` and ``dst``; check its checksum."""
     if len(datagram) < UDP_HEADER:

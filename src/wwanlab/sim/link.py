@@ -3,8 +3,8 @@
 A ``Channel`` is one direction. It refuses packets longer than the MTU (counted as
 drop reason ``"mtu"``; DF is always set in wwanlab, so there is no fragmentation), asks
 its ``Direction`` when the packet comes out, and schedules delivery to the far node.
-``overhead`` framing octets are added to the size the link models charge for, since a
-real link serializes its own header too; captures and statistics keep the IP size.
+The size given to the link models is the IP packet's; framing overhead belongs to the
+models (``wwanlab.link.rate.Rate(overhead_bytes=...)``).
 """
 
 import random
@@ -30,7 +30,6 @@ class Channel:
         rng: random.Random,
         *,
         mtu: int,
-        overhead: int,
     ) -> None:
         self.kernel = kernel
         self.name = name
@@ -39,7 +38,6 @@ class Channel:
         self.direction = direction
         self.rng = rng
         self.mtu = mtu
-        self.overhead = overhead
         self.stats = Counters()
         self.tx_taps: list[Tap] = []  # see packets as they are offered
         self.rx_taps: list[Tap] = []  # see packets as they are delivered
@@ -57,7 +55,7 @@ class Channel:
         if size > self.mtu:
             stats.drop("mtu", size)
             return
-        verdict = self.direction.transmit(size + self.overhead, now, self.rng)
+        verdict = self.direction.transmit(size, now, self.rng)
         if isinstance(verdict, Drop):
             stats.drop(verdict.reason, size)
             return

@@ -62,7 +62,6 @@ class Network:
         ba: Direction,
         *,
         mtu: int = DEFAULT_MTU,
-        overhead: int = 0,
         name: str | None = None,
     ) -> Link:
         """Join ``a`` and ``b``: ``ab`` carries a->b, ``ba`` carries b->a.
@@ -79,8 +78,8 @@ class Network:
             raise ValueError(f"a link named {name!r} already exists")
         if ab is ba:
             raise ValueError("each direction needs its own Direction (they keep state)")
-        forward = self._channel(name, a, b, ab, mtu, overhead)
-        backward = self._channel(name, b, a, ba, mtu, overhead)
+        forward = self._channel(name, a, b, ab, mtu)
+        backward = self._channel(name, b, a, ba, mtu)
         link = Link(name, forward, backward)
         self.links.append(link)
         a.channels.append(forward)
@@ -88,9 +87,7 @@ class Network:
         self.compute_routes()
         return link
 
-    def _channel(
-        self, name: str, src: Node, dst: Node, direction: Direction, mtu: int, overhead: int
-    ) -> Channel:
+    def _channel(self, name: str, src: Node, dst: Node, direction: Direction, mtu: int) -> Channel:
         rng = self.kernel.stream("link", name, f"{src.name}>{dst.name}")
         return Channel(
             self.kernel,
@@ -100,7 +97,6 @@ class Network:
             direction,
             rng,
             mtu=mtu,
-            overhead=overhead,
         )
 
     def compute_routes(self) -> None:
