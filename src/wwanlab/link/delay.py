@@ -213,7 +213,7 @@ class HistogramDelay(_DelayStage):
         )
 
     def _at(self, p: float) -> float:
-        i = min(bisect.bisect_right(self._cumulative, p), len(self._bins) - 1)
+        i = min(bisect.bisect_left(self._cumulative, p), len(self._bins) - 1)
         lo, hi, upto = self._bins[i]
         below = self._cumulative[i - 1] if i else 0.0
         return lo + (p - below) / (upto - below) * (hi - lo)
