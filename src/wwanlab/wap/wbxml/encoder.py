@@ -1,0 +1,533 @@
+"""Document tree -> WBXML (WAP-192-WBXML-20010725).
+
+The encoder works in two passes. The first walks the tree (iteratively) and turns it
+into a plan: fixed token bytes, strings still to place, and references that need a
+string table offset. The second chooses the string table: it prices several candidate
+tables exactly (header, table, every string as STR_I/STR_T pieces chosen by dynamic
+programming) and keeps the smallest, so adding the table never makes a document bigger.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from wwanlab.wap.wbxml import tokens as T
+from wwanlab.wap.wbxml.dates import pack_date
+from wwanlab.wap.wbxml.errors import WbxmlError
+from wwanlab.wap.wbxml.tables import TokenTable, table_for_public_id, table_for_root
+from wwanlab.wap.wbxml.tree import (
+    Document,
+    Element,
+    Entity,
+    Extension,
+    Opaque,
+    Part,
+    ProcessingInstruction,
+)
+from wwanlab.wap.wbxml.xmlio import DEFAULT_MAX_DEPTH, Whitespace, parse_xml
+
+UNKNOWN_PUBLIC_ID = 0x01  # WBXML 7.2.1: "Unknown or missing public identifier"
+STRING_TABLE_PUBLIC_ID = 0x00  # WBXML 5.5: public id is a string table index
+
+CHARSETS = {106: "utf-8", 4: "iso-8859-1", 3: "ascii"}
+"""IANA MIBenums the encoder writes (WBXML 5.6): UTF-8, ISO-8859-1, US-ASCII."""
+
+VERSIONS = {(1, 0): 0x00, (1, 1): 0x01, (1, 2): 0x02, (1, 3): 0x03}
+"""WBXML 5.4: major version minus one in the high nibble, minor in the low."""
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """A string to place: inline (STR_I) or by reference (STR_T), piecewise."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class _Ref:
+    """A token followed by the string table offset of ``text`` (LITERAL*, EXT_T_n)."""
+
+    token: int
+    text: str
+
+
+_Item = bytes | _Slot | _Ref
+
+
+def parse_version(version: str | tuple[int, int]) -> tuple[int, int]:
+    """``"1.3"`` or ``(1, 3)`` -> (1, 3); WBXML 1.0 to 1.3."""
+    if isinstance(version, str):
+        major, _, minor = version.partition(".")
+        if not (major.isdigit() and minor.isdigit()):
+            raise WbxmlError(f"bad WBXML version {version!r}")
+        version = (int(major), int(minor))
+    if version not in VERSIONS:
+        raise WbxmlError(f"unsupported WBXML version {version[0]}.{version[1]}")
+    return version
+
+
+def encode(
+    document: Document | bytes,
+    *,
+    version: str | tuple[int, int] | None = None,
+    public_id: int | str | None = None,
+    table: TokenTable | None = None,
+    charset: int | None = None,
+    string_table: bool = True,
+    whitespace: Whitespace = "ignorable",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> bytes:
+    """Encode a document (or XML bytes) as WBXML.
+
+    The token table comes from ``table``, else from ``public_id`` (a well-known number
+    or an FPI), else from the document's DOCTYPE, else from its root element; with none
+    found every tag and attribute is written literally (generic mode), so no
+    well-formed document is refused. ``string_table=False`` writes every string inline.
+    """
+    if isinstance(document, bytes | bytearray):
+        document = parse_xml(bytes(document), whitespace=whitespace, max_depth=max_depth)
+    ver = parse_version(version if version is not None else document.version)
+    mib = charset if charset is not None else document.charset
+    if mib not in CHARSETS:
+        raise WbxmlError(f"unsupported charset MIBenum {mib} (use 106, 4 or 3)")
+    number, fpi, table = _resolve_public_id(document, public_id, table)
+    plan = _Planner(table, CHARSETS[mib], max_depth).plan(document)
+    required: list[str] = [fpi] if fpi is not None else []
+    required += [item.text for item in plan if isinstance(item, _Ref)]
+    return _assemble(plan, required, fpi, number, ver, mib, CHARSETS[mib], use_table=string_table)
+
+
+def _resolve_public_id(
+    doc: Document, public_id: int | str | None, table: TokenTable | None
+) -> tuple[int | None, str | None, TokenTable | None]:
+    """(well-known number or None, FPI to carry in the string table or None, table)."""
+    if public_id is None:
+        public_id = doc.public_id
+    if table is None and public_id is not None:
+        table = table_for_public_id(public_id)
+    if table is None and public_id is None:
+        declared = [parts_str(v) for n, v in doc.root.attributes if n.startswith("xmlns")]
+        table = table_for_root(doc.root.tag, declared)
+    if isinstance(public_id, int):
+        return public_id, None, table
+    if table is not None and table.public_id is not None:
+        return table.public_id, None, table
+    fpi = public_id if public_id is not None else (table.fpi if table is not None else None)
+    if fpi is None:
+        return UNKNOWN_PUBLIC_ID, None, None
+    return None, fpi, table
+
+
+def parts_str(parts: list[Part]) -> str:
+    return "".join(p for p in parts if isinstance(p, str))
+
+
+class _Planner:
+    """Pass one: the tree as token bytes, string slots and string references."""
+
+    def __init__(self, table: TokenTable | None, codec: str, max_depth: int) -> None:
+        self.table = table
+        self.codec = codec
+        self.max_depth = max_depth
+        self.items: list[_Item] = []
+        self.tag_page = 0
+        self.attr_page = 0
+
+    def plan(self, doc: Document) -> list[_Item]:
+        for pi in doc.before:
+            self._pi(pi)
+        self._element_tree(doc.root)
+        for pi in doc.after:
+            self._pi(pi)
+        return self.items
+
+    def _raw(self, *octets: int) -> None:
+        self.items.append(bytes(octets))
+
+    def _element_tree(self, root: Element) -> None:
+        # Stack entries: (node, preferred page from xmlns) or None meaning "emit END".
+        stack: list[tuple[Element | ProcessingInstruction | Part, int | None] | None] = [
+            (root, None)
+        ]
+        depth = 0
+        while stack:
+            entry = stack.pop()
+            if entry is None:
+                self._raw(T.END)
+                depth -= 1
+                continue
+            node, ns_page = entry
+            if isinstance(node, Element):
+                ns_page = self._namespace_page(node, ns_page)
+                has_content = self._start_tag(node, ns_page)
+                if has_content:
+                    depth += 1
+                    if depth > self.max_depth:
+                        raise WbxmlError(f"nested deeper than {self.max_depth} elements")
+                    stack.append(None)
+                    stack.extend((child, ns_page) for child in reversed(node.children))
+            elif isinstance(node, ProcessingInstruction):
+                self._pi(node)
+            else:
+                self._content(node)
+
+    def _namespace_page(self, node: Element, inherited: int | None) -> int | None:
+        if self.table is None or not self.table.namespaces:
+            return inherited
+        for name, parts in node.attributes:
+            if name == "xmlns":
+                return self.table.namespaces.get(parts_str(parts), inherited)
+        return inherited
+
+    def _attributes(self, node: Element, ns_page: int | None) -> list[tuple[str, list[Part]]]:
+        """Attributes to send: ``xmlns`` that only selects a code page is implied."""
+        if self.table is None or not self.table.namespaces:
+            return node.attributes
+        return [
+            (n, v)
+            for n, v in node.attributes
+            if not (n == "xmlns" and parts_str(v) in self.table.namespaces)
+        ]
+
+    def _start_tag(self, node: Element, ns_page: int | None) -> bool:
+        attributes = self._attributes(node, ns_page)
+        flags = (T.TAG_ATTRIBUTES if attributes else 0) | (T.TAG_CONTENT if node.children else 0)
+        choices = self.table.tag_tokens.get(node.tag, []) if self.table else []
+        if choices:
+            page, token = _pick_page(choices, ns_page, self.tag_page)
+            if page != self.tag_page:
+                self._raw(T.SWITCH_PAGE, page)
+                self.tag_page = page
+            self._raw(token | flags)
+        else:
+            self.items.append(_Ref(T.LITERAL | flags, node.tag))
+        if attributes:
+            for name, value in attributes:
+                self._attribute(name, value)
+            self._raw(T.END)
+        return bool(node.children)
+
+    def _attribute(self, name: str, value: list[Part]) -> None:
+        if self.table is not None and name in self.table.date_attrs and len(value) == 1:
+            packed = pack_date(value[0]) if isinstance(value[0], str) else None
+            if packed is not None:
+                value = [Opaque(packed)]
+        choices = self.table.attr_tokens.get(name, []) if self.table else []
+        first = value[0] if value and isinstance(value[0], str) else ""
+        best: tuple[int, int, int, str] | None = None  # (cost, page, token, prefix)
+        for prefix, page, token in choices:
+            if not first.startswith(prefix):
+                continue
+            rest_cost = self._value_cost(first[len(prefix) :], page)
+            cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
+            if best is None or cost < best[0]:
+                best = (cost, page, token, prefix)
+        if best is None:
+            self.items.append(_Ref(T.LITERAL, name))
+            self._value(value)
+            return
+        _, page, token, prefix = best
+        if page != self.attr_page:
+            self._raw(T.SWITCH_PAGE, page)
+            self.attr_page = page
+        self._raw(token)
+        if value and isinstance(value[0], str):
+            value = [value[0][len(prefix) :], *value[1:]]
+        self._value(value)
+
+    def _value(self, parts: list[Part]) -> None:
+        for part in parts:
+            if isinstance(part, str):
+                for piece in self._value_tokens(part):
+                    if isinstance(piece, int):
+                        self._raw(piece)
+                    else:
+                        self._text(piece)
+            else:
+                self._content(part)
+
+    def _value_tokens(self, text: str) -> list[str | int]:
+        """Split an attribute value into strings and value tokens (WBXML 5.8.3)."""
+        return self._split_value(text, self.attr_page)[1]
+
+    def _value_cost(self, text: str, attr_page: int) -> int:
+        return self._split_value(text, attr_page)[0]
+
+    def _split_value(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
+        index = self.table.value_tokens if self.table else {}
+        if not text:
+            return 0, []
+        if not index:
+            return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
+
+        def matches(i: int) -> list[tuple[int, int, int]]:
+            return [
+                (len(value), 1, token)
+                for value, page, token in index.get(text[i], ())
+                if page == attr_page and text.startswith(value, i)
+            ]
+
+        return _cheapest_pieces(text, self.codec, matches)
+
+    def _content(self, part: Part) -> None:
+        if isinstance(part, str):
+            self._text(part)
+        elif isinstance(part, Entity):
+            self.items.append(bytes([T.ENTITY]) + T.encode_mb_u_int32(part.code))
+        elif isinstance(part, Opaque):
+            self.items.append(bytes([T.OPAQUE]) + T.encode_mb_u_int32(len(part.data)) + part.data)
+        else:
+            self._extension(part)
+
+    def _extension(self, ext: Extension) -> None:
+        if not 0 <= ext.code <= 2:
+            raise WbxmlError(f"extension code must be 0, 1 or 2, got {ext.code}")
+        if ext.form == "byte":
+            self._raw(T.EXT_0 + ext.code)
+        elif ext.form == "t":
+            self.items.append(_Ref(T.EXT_T_0 + ext.code, ext.value or ""))
+        else:
+            self._raw(T.EXT_I_0 + ext.code)
+            self.items.append(self._encode_str(ext.value or "") + b"\x00")
+
+    def _text(self, text: str) -> None:
+        """Text content: characters the charset lacks become ENTITY tokens."""
+        if not text:
+            return
+        if self.codec == "utf-8":
+            self.items.append(_Slot(text))
+            return
+        start = 0
+        for i, char in enumerate(text):
+            try:
+                char.encode(self.codec)
+            except UnicodeEncodeError:
+                if i > start:
+                    self.items.append(_Slot(text[start:i]))
+                self._content(Entity(ord(char)))
+                start = i + 1
+        if start < len(text):
+            self.items.append(_Slot(text[start:]))
+
+    def _encode_str(self, text: str) -> bytes:
+        data = text.encode(self.codec, "xmlcharrefreplace")
+        if b"\x00" in data:
+            raise WbxmlError("strings cannot contain NUL (WBXML 5.8.4.1 terminates them)")
+        return data
+
+    def _pi(self, pi: ProcessingInstruction) -> None:
+        self._raw(T.PI)
+        self._attribute(pi.target, [pi.data] if pi.data else [])
+        self._raw(T.END)
+
+
+def _pick_page(
+    choices: list[tuple[int, int]], ns_page: int | None, current: int
+) -> tuple[int, int]:
+    for wanted in (ns_page, current):
+        for choice in choices:
+            if choice[0] == wanted:
+                return choice
+    return choices[0]
+
+
+# ---------------------------------------------------------------- string table
+
+
+def _candidates(slots: Counter[str], with_words: bool) -> list[str]:
+    """Strings worth a table entry if each occurrence is replaced by a 2-byte STR_T.
+
+    Whole strings repeated at least twice whose saving beats their table cost; with
+    ``with_words`` also repeated words (as libwbxml collects them).
+    """
+    out = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
+    if with_words:
+        words: Counter[str] = Counter()
+        for s, k in slots.items():
+            for w in _WORD.findall(s):
+                if w != s:
+                    words[w] += k
+        out += [w for w, k in words.items() if k >= 2 and len(w) >= 4 and w not in slots]
+    return out
+
+
+class _Layout:
+    """A string table: entries placed (suffixes shared), offsets, encoded bytes."""
+
+    def __init__(self, entries: list[str], codec: str) -> None:
+        self.offset: dict[str, int] = {}
+        blob = bytearray()
+        placed: list[tuple[bytes, int]] = []
+        for text in sorted(dict.fromkeys(entries), key=lambda s: -len(s.encode(codec))):
+            data = text.encode(codec, "xmlcharrefreplace")
+            for host, at in placed:  # WBXML 5.7: a reference may point into a string
+                if host.endswith(data):
+                    self.offset[text] = at + len(host) - len(data)
+                    break
+            else:
+                self.offset[text] = len(blob)
+                placed.append((data, len(blob)))
+                blob += data + b"\x00"
+        self.data = bytes(blob)
+        self.by_first: dict[str, list[str]] = {}
+        for text in self.offset:
+            if text:
+                self.by_first.setdefault(text[0], []).append(text)
+
+
+def _cheapest_pieces(
+    text: str, codec: str, matches: Callable[[int], list[tuple[int, int, int]]]
+) -> tuple[int, list[str | int]]:
+    """Cheapest split of ``text`` into inline runs and tokens, by dynamic programming.
+
+    An inline run costs its bytes plus 2 (STR_I and the terminator); ``matches(i)``
+    lists the tokens usable at ``i`` as (characters covered, cost, token value).
+    State ``free[i]``: no run open at i; ``open_[i]``: a run is open (framing paid).
+    """
+    n = len(text)
+    free = [0] * (n + 1)
+    open_ = [0] * (n + 1)
+    take: list[tuple[int, int] | None] = [None] * (n + 1)
+    extend = [False] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        clen = len(text[i].encode(codec, "xmlcharrefreplace"))
+        best = 2 + clen + open_[i + 1]
+        for length, cost, value in matches(i):
+            if cost + free[i + length] < best:
+                best, take[i] = cost + free[i + length], (length, value)
+        free[i] = best
+        extend[i] = clen + open_[i + 1] <= best
+        open_[i] = min(clen + open_[i + 1], best)
+    pieces: list[str | int] = []
+    run: list[str] = []
+    i = 0
+    while i < n:
+        if run and not extend[i]:
+            pieces.append("".join(run))
+            run = []
+        if run:
+            run.append(text[i])
+            i += 1
+            continue
+        chosen = take[i]
+        if chosen is None:
+            run.append(text[i])
+            i += 1
+        else:
+            pieces.append(chosen[1])
+            i += chosen[0]
+    if run:
+        pieces.append("".join(run))
+    return free[0], pieces
+
+
+def _segment(text: str, layout: _Layout, codec: str) -> tuple[int, list[str | int]]:
+    """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets)."""
+    inline_cost = len(text.encode(codec, "xmlcharrefreplace")) + 2
+    whole = layout.offset.get(text)
+    if whole is not None and 1 + T.mb_u_int32_size(whole) <= inline_cost:
+        return 1 + T.mb_u_int32_size(whole), [whole]
+    if not layout.by_first.keys() & set(text):
+        return inline_cost, [text]
+
+    def matches(i: int) -> list[tuple[int, int, int]]:
+        return [
+            (len(entry), 1 + T.mb_u_int32_size(layout.offset[entry]), layout.offset[entry])
+            for entry in layout.by_first.get(text[i], ())
+            if text.startswith(entry, i)
+        ]
+
+    return _cheapest_pieces(text, codec, matches)
+
+
+def _assemble(
+    plan: list[_Item],
+    required: list[str],
+    fpi: str | None,
+    number: int | None,
+    version: tuple[int, int],
+    mib: int,
+    codec: str,
+    *,
+    use_table: bool,
+) -> bytes:
+    slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
+    strategies: list[list[str]] = [[]]
+    if use_table:
+        strategies += [_candidates(slots, False), _candidates(slots, True)]
+    best: bytes | None = None
+    for optional in strategies:
+        layout = _Layout(required + optional, codec)
+        used = set(required)
+        for text in slots:
+            _, pieces = _segment(text, layout, codec)
+            used.update(text_of(p, layout) for p in pieces if isinstance(p, int))
+        if used != set(layout.offset):  # drop entries nothing references, re-place
+            layout = _Layout([s for s in required + optional if s in used], codec)
+        encoded = _emit(plan, layout, fpi, number, version, mib, codec)
+        if best is None or len(encoded) < len(best):
+            best = encoded
+    assert best is not None
+    return best
+
+
+def text_of(offset: int, layout: _Layout) -> str:
+    for text, at in layout.offset.items():
+        if at == offset:
+            return text
+    raise AssertionError("offset not in layout")  # pragma: no cover
+
+
+def _emit(
+    plan: list[_Item],
+    layout: _Layout,
+    fpi: str | None,
+    number: int | None,
+    version: tuple[int, int],
+    mib: int,
+    codec: str,
+) -> bytes:
+    out = bytearray([VERSIONS[version]])
+    if number is not None:
+        out += T.encode_mb_u_int32(number)
+    else:
+        assert fpi is not None
+        out += bytes([STRING_TABLE_PUBLIC_ID]) + T.encode_mb_u_int32(layout.offset[fpi])
+    if version != (1, 0):  # WBXML 1.0 had no charset field
+        out += T.encode_mb_u_int32(mib)
+    out += T.encode_mb_u_int32(len(layout.data)) + layout.data
+    cache: dict[str, bytes] = {}
+    for item in plan:
+        if isinstance(item, bytes):
+            out += item
+        elif isinstance(item, _Ref):
+            out.append(item.token)
+            out += T.encode_mb_u_int32(layout.offset[item.text])
+        else:
+            chunk = cache.get(item.text)
+            if chunk is None:
+                chunk = _slot_bytes(item.text, layout, codec)
+                cache[item.text] = chunk
+            out += chunk
+    return bytes(out)
+
+
+def _slot_bytes(text: str, layout: _Layout, codec: str) -> bytes:
+    _, pieces = _segment(text, layout, codec)
+    out = bytearray()
+    for piece in pieces:
+        if isinstance(piece, int):
+            out.append(T.STR_T)
+            out += T.encode_mb_u_int32(piece)
+        else:
+            data = piece.encode(codec, "xmlcharrefreplace")
+            if b"\x00" in data:
+                raise WbxmlError("strings cannot contain NUL (WBXML 5.8.4.1 terminates them)")
+            out.append(T.STR_I)
+            out += data + b"\x00"
+    return bytes(out)

@@ -1,0 +1,80 @@
+"""The token table type shared by every document type."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+PageToken = tuple[int, int]
+"""(code page, token)."""
+
+
+@dataclass(frozen=True)
+class TokenTable:
+    """Code pages of one document type.
+
+    ``public_id`` is the well-known number of WBXML 7.2.1 (``None`` for a type that has
+    none, as our own SOAP table); ``fpi`` the formal public identifier. ``namespaces``
+    maps an XML namespace to the tag code page holding its elements (SyncML's MetInf).
+    """
+
+    name: str
+    public_id: int | None
+    fpi: str
+    system_id: str
+    root: str
+    tags: Mapping[PageToken, str]
+    attr_starts: Mapping[PageToken, tuple[str, str]] = field(default_factory=dict)
+    attr_values: Mapping[PageToken, str] = field(default_factory=dict)
+    namespaces: Mapping[str, int] = field(default_factory=dict)
+    root_namespace: str | None = None
+    """A namespace that identifies the type when the root declares it (any prefix)."""
+    date_attrs: frozenset[str] = frozenset()
+    """Attributes whose dates travel as OPAQUE BCD (SI, WAP-167 8.2.2)."""
+
+    @cached_property
+    def tag_tokens(self) -> dict[str, list[PageToken]]:
+        """Tag name -> its (page, token) choices, lowest page first."""
+        index: dict[str, list[PageToken]] = {}
+        for key in sorted(self.tags):
+            index.setdefault(self.tags[key], []).append(key)
+        return index
+
+    @cached_property
+    def attr_tokens(self) -> dict[str, list[tuple[str, int, int]]]:
+        """Attribute name -> (value prefix, page, token) choices, longest prefix first."""
+        index: dict[str, list[tuple[str, int, int]]] = {}
+        for (page, token), (name, prefix) in sorted(self.attr_starts.items()):
+            index.setdefault(name, []).append((prefix, page, token))
+        for choices in index.values():
+            choices.sort(key=lambda c: (-len(c[0]), c[1]))
+        return index
+
+    @cached_property
+    def value_tokens(self) -> dict[str, list[tuple[str, int, int]]]:
+        """First character -> (value string, page, token), longest first."""
+        index: dict[str, list[tuple[str, int, int]]] = {}
+        for (page, token), value in sorted(self.attr_values.items()):
+            index.setdefault(value[0], []).append((value, page, token))
+        for choices in index.values():
+            choices.sort(key=lambda c: (-len(c[0]), c[1]))
+        return index
+
+    @cached_property
+    def page_namespaces(self) -> dict[int, str]:
+        return {page: ns for ns, page in self.namespaces.items()}
+
+
+def page(number: int, entries: Mapping[int, str]) -> dict[PageToken, str]:
+    """One tag or attribute-value code page as {(page, token): string}."""
+    return {(number, token): name for token, name in entries.items()}
+
+
+def attr_page(number: int, entries: Mapping[int, str]) -> dict[PageToken, tuple[str, str]]:
+    """One attribute-start code page; an entry is ``name`` or ``name=value prefix``."""
+    out: dict[PageToken, tuple[str, str]] = {}
+    for token, spec in entries.items():
+        name, _, prefix = spec.partition("=")
+        out[(number, token)] = (name, prefix)
+    return out
