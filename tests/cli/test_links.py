@@ -1,0 +1,53 @@
+"""``wwanlab links``: the table, --json, --verbose, and exit code 2 for an unknown preset."""
+
+import json
+
+from typer.testing import CliRunner
+
+from wwanlab.cli import app
+from wwanlab.link.presets import PRESETS
+
+runner = CliRunner()
+
+
+def test_table_lists_every_preset_with_its_paper() -> None:
+    result = runner.invoke(app, ["links"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for name in PRESETS:
+        assert name in result.output
+    assert "9.6 kbit/s" in result.output
+    assert "paper 004" in result.output
+
+
+def test_json_is_one_object_with_every_preset_and_its_assumptions() -> None:
+    result = runner.invoke(app, ["links", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [p["name"] for p in data["presets"]] == list(PRESETS)
+    serial = data["presets"][0]
+    assert serial["mtu"] == 1500
+    assert serial["configured"]["down"]["rate_bps"] == 9600
+    assert serial["configured"]["up"]["loss"] == 0.0
+    assert any("PPP" in a for a in serial["assumptions"])
+    busy = next(p for p in data["presets"] if p["name"] == "gprs-busy")
+    assert busy["configured"]["down"]["frame_loss"] == 0.023
+
+
+def test_named_presets_only() -> None:
+    result = runner.invoke(app, ["links", "cdma-1x", "dialup-56k", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [p["name"] for p in json.loads(result.stdout)["presets"]] == ["cdma-1x", "dialup-56k"]
+
+
+def test_verbose_shows_assumptions() -> None:
+    result = runner.invoke(app, ["links", "vdeldrop", "-v"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "the first phase is On" in result.output
+    assert "loss knob" in result.output
+
+
+def test_unknown_preset_exits_2_naming_it() -> None:
+    for args in (["links", "nope"], ["links", "nope", "--json"], ["links", "cdma-1x", "nope"]):
+        result = runner.invoke(app, args, env={"COLUMNS": "200"})
+        assert result.exit_code == 2
+        assert "unknown link preset 'nope'" in result.output
