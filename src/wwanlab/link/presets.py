@@ -253,8 +253,9 @@ _GPRS_ASSUMPTIONS = (
     "the uplink radio (ACKs) behaves as the downlink (same delay range and PER); the "
     "paper describes only the downlink transfer",
     "Internet delay: normal, mean 100 ms (paper), sd 20 ms (assumed), truncated at 0",
-    "Internet loss 1%: the paper says 'less than 1%'; with LLC ACK (no radio loss) its "
-    "FH retransmissions are 0.98% and 1.07% (Tables 2 and 3)",
+    "Internet loss 1%, independent per packet: the paper says only 'less than 1%'. Its "
+    "tables bracket it: FH retransmissions minus PER are 0.46% (busy) and 0.91% (one "
+    "user), and with LLC ACK (no radio loss) 0.98% and 1.07% (Tables 2 and 3)",
     "the GGSN-SGSN (2 Mbps) and SGSN-BSS (64 kbps) links are modelled as serialization "
     "at those rates; the SGSN's processing delay (not given) is 0",
     "unbounded queues (the paper gives no buffer sizes)",
