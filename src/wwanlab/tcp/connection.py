@@ -34,6 +34,9 @@ from wwanlab.tcp.stats import CwndSample, Recorder, TcpStats
 
 SEQ_MOD = 1 << 32  # RFC 9293 3.4: sequence arithmetic is modulo 2**32
 _HALF = 1 << 31
+_OPEN_FOR_SEND = frozenset(
+    {State.SYN_SENT, State.SYN_RECEIVED, State.ESTABLISHED, State.CLOSE_WAIT}
+)
 _SENDING = frozenset(
     {State.ESTABLISHED, State.CLOSE_WAIT, State.FIN_WAIT_1, State.CLOSING, State.LAST_ACK}
 )
@@ -167,6 +170,11 @@ class TcpConnection:
             self._emit(self.snd_nxt, RST | ACK, b"")
         self._events.append(ConnectionAborted(self.conn_id, reason))
         self._finish(now)
+
+    @property
+    def can_send(self) -> bool:
+        """Whether ``send`` is allowed: the user has not closed (RFC 9293 3.10.2)."""
+        return self.state in _OPEN_FOR_SEND and not (self._fin_queued or self._close_on_open)
 
     @property
     def closed(self) -> bool:
@@ -337,6 +345,7 @@ class TcpConnection:
 
     def _established(self, now: float) -> None:
         self.stats.established_at = now
+        self.rto_deadline = None  # RFC 6298 5.2: the SYN is acknowledged
         if self._syn_retransmitted:
             self.cwnd = self.smss  # RFC 5681 3.1: IW is 1 SMSS after a lost SYN
             if self.rto.samples == 0:

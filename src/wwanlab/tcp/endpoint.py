@@ -59,7 +59,7 @@ class TcpEndpoint:
     def send(self, conn_id: int, data: bytes) -> None:
         """Queue ``data`` (RFC 9293 3.10.2); it leaves at the next ``datagrams_to_send``."""
         conn = self._open(conn_id)
-        if conn._fin_queued:
+        if not conn.can_send:
             raise ConnectionNotOpen(f"connection {conn_id} is closing")
         conn.send(data)
         self._pending.add(conn_id)
@@ -67,6 +67,8 @@ class TcpEndpoint:
     def close(self, conn_id: int) -> None:
         """Send a FIN after the queued data (RFC 9293 3.10.4)."""
         conn = self._open(conn_id)
+        if not conn.can_send:
+            raise ConnectionNotOpen(f"connection {conn_id} is already closing")
         conn.close()
         if conn.closed:
             self._forget(conn)
