@@ -15,12 +15,14 @@ from wwanlab.link.delay import (
     TruncatedNormalDelay,
     UniformDelay,
 )
+from wwanlab.link.fec import BlockFec
 from wwanlab.link.loss import BernoulliLoss, GilbertElliott, OnOffLoss, TraceLoss
 from wwanlab.link.queue import DropTailQueue
 from wwanlab.link.rate import Rate, ServiceTime, TraceRate
 
 __all__ = [
     "BernoulliLoss",
+    "BlockFec",
     "ConstantDelay",
     "DelayDistribution",
     "Direction",
