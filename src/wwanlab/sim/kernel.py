@@ -13,12 +13,13 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from wwanlab.core.errors import WwanlabError
 from wwanlab.core.rng import RngStreams
 
 Callback = Callable[..., object]
 
 
-class SimulationError(RuntimeError):
+class SimulationError(WwanlabError, RuntimeError):
     """A misuse of the kernel: scheduling into the past, a bad time."""
 
 
