@@ -622,12 +622,17 @@ class TcpConnection:
             if s < end:
                 return s, min(end, s + smss), _Next.HOLE
         if self._rescue_rxt is None or self.snd_una > self._rescue_rxt:  # rule (4)
+            # The highest outstanding un-SACKed octet, if it was never retransmitted
+            # (our reading: a rescue of an octet already resent would only duplicate it).
             top = self.scoreboard.highest() if self.scoreboard.blocks else self.snd_una
             if self.snd_max > top:
-                return max(top, self.snd_max - smss), self.snd_max, _Next.RESCUE
-            if holes:
+                start, end = top, self.snd_max
+            elif holes:
                 start, end, _lost = holes[-1]
-                return max(start, end - smss), end, _Next.RESCUE
+            else:
+                return None
+            if end > self.high_rxt:
+                return max(start, self.high_rxt, end - smss), end, _Next.RESCUE
         return None
 
     # --- output -----------------------------------------------------------------------
