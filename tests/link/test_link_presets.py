@@ -7,8 +7,8 @@ import random
 import pytest
 
 from wwanlab.core.errors import UsageError
-from wwanlab.link import Direction, Drop
-from wwanlab.link.presets import PRESETS, Preset, get_preset, vdeldrop_preset
+from wwanlab.link import ConstantDelay, Direction, Drop, UniformDelay
+from wwanlab.link.presets import PRESETS, Preset, delay_summary, get_preset, vdeldrop_preset
 
 PAPER_FILES = ("000_", "002_", "003_", "004_")
 
@@ -135,3 +135,15 @@ def test_vdeldrop_factory_names_its_variant() -> None:
     variant = vdeldrop_preset(on=4.0, off=10.0, p=0.33)
     assert variant.name == "vdeldrop-4-10-0.33"
     assert variant.configured["down"]["loss"] == pytest.approx(4 / 14 * 0.33)
+
+
+def test_delay_summary_of_a_sum_and_of_a_mixture() -> None:
+    # U(0,1) + U(0,1) is triangular on [0, 2]: median 1, p95 = 2 - sqrt(0.1). The grid
+    # is 200 points per component, so quantiles are good to about 1/200 in probability.
+    summary = delay_summary([UniformDelay(0, 1), UniformDelay(0, 1)])
+    assert summary["mean"] == pytest.approx(1000)
+    assert summary["p50"] == pytest.approx(1000, abs=10)
+    assert summary["p95"] == pytest.approx((2 - math.sqrt(0.1)) * 1000, abs=10)
+    # Half the packets see 1 s, half nothing.
+    half = delay_summary([ConstantDelay(1.0)], active=0.5)
+    assert half == {"mean": 500.0, "p50": 0.0, "p95": 1000.0}

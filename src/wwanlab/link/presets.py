@@ -9,6 +9,7 @@ give (``assumptions``). Reproductions sweep drop rates with ``with_loss(p)`` or
 """
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -79,7 +80,7 @@ class Preset:
         """The same link with its loss knob set to ``p``."""
         return dataclasses.replace(self, loss=checks.probability("loss", p))
 
-    @property
+    @functools.cached_property
     def configured(self) -> dict[str, dict[str, Any]]:
         """Per direction: rate_bps, loss (analytic long-run), delay_ms {mean, p50, p95}..."""
         return {d: self._plan(d, None).configured for d in DIRECTIONS}
@@ -129,15 +130,14 @@ def delay_summary(delays: Sequence[DelayDistribution], *, active: float = 1.0) -
     mean = sum(m.mean for m in delays)
 
     def at(q: float) -> float:
-        # A fraction 1 - active of packets sees no delay (delays are >= 0).
-        if q <= 1 - active:
+        if q <= 1 - active:  # a fraction 1 - active of packets sees no delay
             return 0.0
         q = (q - (1 - active)) / active
-        # Linear interpolation between grid points, point i standing at (i + 0.5) / _GRID.
-        x = min(max(q * len(points) - 0.5, 0.0), len(points) - 1.0)
-        i = min(math.floor(x), len(points) - 2) if len(points) > 1 else 0
         if len(points) == 1:
             return points[0]
+        # Linear interpolation, grid point i standing at probability (i + 0.5) / n.
+        x = min(max(q * len(points) - 0.5, 0.0), len(points) - 1.0)
+        i = min(math.floor(x), len(points) - 2)
         return points[i] + (x - i) * (points[i + 1] - points[i])
 
     return {
@@ -473,6 +473,9 @@ def vdeldrop_preset(
         drop = p if loss is None else loss
         delay = UniformDelay(0.0, VDELDROP_DELAY_HI)
         onoff = OnOffLoss(drop, on, off, delay=delay)
+        # Of the packets delivered, the fraction that crossed an On phase (and its delay).
+        delivered = 1 - onoff.long_run_loss
+        delayed = onoff.on_fraction * (1 - drop) / delivered if delivered > 0 else 1.0
         return Plan(
             [Rate(VDELDROP_LAN_BPS, ETHERNET_OVERHEAD), onoff],
             _configured(
@@ -480,9 +483,7 @@ def vdeldrop_preset(
                 overhead_bytes=ETHERNET_OVERHEAD,
                 losses=[onoff.long_run_loss],
                 delays=[delay],
-                delay_active=onoff.on_fraction * (1 - drop) / (1 - onoff.long_run_loss)
-                if onoff.long_run_loss < 1
-                else 1.0,
+                delay_active=delayed,
                 on_s=on,
                 off_s=off,
                 on_drop=drop,
