@@ -10,11 +10,9 @@ from wwanlab.report import (
     Section,
     Table,
     Text,
-    bar_plot,
-    cdf_plot,
-    line_plot,
     write_index,
 )
+from wwanlab.report.plots import bar_plot, cdf_plot, line_plot
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -35,7 +35,7 @@ RunOne = Callable[[dict[str, Any], int], list[Row]]
 KINDS: dict[str, RunOne] = {}
 """Registered experiment kinds by name."""
 
-KIND_MODULES: list[str] = []
+KIND_MODULES: list[str] = ["wwanlab.experiments.probe"]
 """Modules that register kinds on import; a scenario file may name any of their kinds."""
 
 PARAM_SECTIONS = ("link", "stack", "workload", "params")

@@ -1,4 +1,8 @@
-"""Tables, plots and the static HTML report (pages per experiment and an index)."""
+"""Tables, plots and the static HTML report (pages per experiment and an index).
+
+Pages and blocks are here; the plots live in ``wwanlab.report.plots``, imported only
+by code that draws, since matplotlib takes most of a second to import.
+"""
 
 from wwanlab.report.html import (
     Assumptions,
@@ -12,7 +16,6 @@ from wwanlab.report.html import (
     Text,
     write_index,
 )
-from wwanlab.report.plots import bar_plot, cdf_plot, line_plot
 
 __all__ = [
     "Assumptions",
@@ -24,8 +27,5 @@ __all__ = [
     "Section",
     "Table",
     "Text",
-    "bar_plot",
-    "cdf_plot",
-    "line_plot",
     "write_index",
 ]

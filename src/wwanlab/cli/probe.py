@@ -1,0 +1,104 @@
+"""``wwanlab probe``: measure a link preset in the simulator beside what it configures."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from wwanlab.cli.common import print_json
+from wwanlab.core.errors import UsageError
+from wwanlab.experiments.probe import DEFAULT_COUNT, LinkUnderTest, ProbeResult, probe, probe_all
+from wwanlab.link.presets import get_preset
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(name="probe")
+    def probe_command(
+        link: Annotated[str | None, typer.Option(help="Link preset to probe.")] = None,
+        all_: Annotated[
+            bool, typer.Option("--all", help="Probe every preset and write an HTML report.")
+        ] = False,
+        out: Annotated[Path, typer.Option(help="Report folder for --all.")] = Path(
+            "results/report"
+        ),
+        pcap: Annotated[
+            Path | None, typer.Option(help="Write every probe packet to this pcap file.")
+        ] = None,
+        seed: Annotated[int, typer.Option(help="Simulation seed.")] = 1,
+        count: Annotated[
+            int, typer.Option(help="Paced probe datagrams per direction.")
+        ] = DEFAULT_COUNT,
+        loss: Annotated[
+            float | None, typer.Option(help="Override the preset's loss knob (0..1).")
+        ] = None,
+        rate: Annotated[
+            float | None, typer.Option(help="Add a bottleneck of this many bit/s.")
+        ] = None,
+        trace: Annotated[
+            Path | None, typer.Option(help="Add a Mahimahi delivery-trace bottleneck.")
+        ] = None,
+        json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    ) -> None:
+        """Send probe trains down and up a preset's link; print rate, delay and loss."""
+        if all_:
+            if link is not None or pcap is not None or loss is not None or rate is not None:
+                raise UsageError(
+                    "--all probes every preset as configured; drop --link and overrides"
+                )
+            if trace is not None:
+                raise UsageError("--all probes every preset as configured; drop --trace")
+            results, index = probe_all(out, seed=seed, count=count)
+            if json:
+                print_json(
+                    {"presets": {n: r.to_json() for n, r in results.items()}, "index": str(index)}
+                )
+            else:
+                console = Console()
+                for result in results.values():
+                    _print(console, result)
+                console.print(f"report: {index}")
+            return
+        if link is None:
+            raise UsageError(
+                "name a preset with --link PRESET (see 'wwanlab links'), or use --all"
+            )
+        under_test = LinkUnderTest(get_preset(link), loss=loss, rate_bps=rate, trace=trace)
+        result = probe(under_test, seed=seed, count=count, pcap=pcap)
+        if json:
+            print_json(result.to_json())
+        else:
+            _print(Console(), result)
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.6g}{unit}"
+    return f"{value}{unit}"
+
+
+def _print(console: Console, result: ProbeResult) -> None:
+    table = Table(title=f"{result.link} (seed {result.seed}, {result.count} paced probes)")
+    for column in ("direction", "quantity", "configured", "measured"):
+        table.add_column(column)
+    for direction, r in result.directions.items():
+        m = r.measured()
+        rate = r.configured["rate_bps"]
+        table.add_row(direction, "line rate (bit/s)", _fmt(rate) if rate else "unlimited", "")
+        table.add_row(
+            "", "IP rate (bit/s)", _fmt(r.to_json()["expected"]["rate_bps"]), _fmt(m["rate_bps"])
+        )
+        table.add_row(
+            "",
+            "loss",
+            _fmt(float(r.configured["loss"])),
+            f"{m['loss']:.4g} ± {m['loss_standard_error']:.2g}",
+        )
+        for q in ("p50", "p95"):
+            table.add_row(
+                "", f"one-way delay {q} (ms)", _fmt(r.expected_delay_ms[q]), _fmt(m["delay_ms"][q])
+            )
+    console.print(table)

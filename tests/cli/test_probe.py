@@ -1,0 +1,68 @@
+import json
+from pathlib import Path
+
+import pytest
+from tests.experiments.invoke import wwanlab
+
+from wwanlab.link.presets import PRESETS
+from wwanlab.sim.pcap import read_pcap
+
+
+def test_json_has_the_documented_key_paths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pcap = tmp_path / "p.pcap"
+    args = ["probe", "--link", "gprs-3plus1", "--count", "60", "--seed", "5", "--json"]
+    code, out, err = wwanlab(capsys, monkeypatch, *args, "--pcap", str(pcap))
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["link"] == "gprs-3plus1" and doc["seed"] == 5 and doc["count"] == 60
+    measured = doc["measured"]
+    assert measured["rate_bps"] == pytest.approx(39_600, rel=0.01)
+    assert measured["loss"] == 0.0
+    assert measured["delay_ms"]["p50"] == pytest.approx(300.0, abs=0.01)
+    assert measured["delay_ms"]["p95"] == pytest.approx(300.0, abs=0.01)
+    assert doc["configured"]["rate_bps"] == 39_600
+    assert doc["directions"]["down"]["measured"] == measured
+    assert doc["directions"]["up"]["configured"]["rate_bps"] == pytest.approx(13_200)
+    first = pcap.read_bytes()
+    _, records = read_pcap(first)
+    delivered = sum(
+        d["measured"]["received"] + d["measured"]["rate_received"]
+        for d in doc["directions"].values()
+    )
+    assert len(records) == delivered
+    # the same seed again: the same JSON and the same capture bytes
+    code, again, _ = wwanlab(capsys, monkeypatch, *args, "--pcap", str(pcap))
+    assert again == out and pcap.read_bytes() == first
+
+
+def test_text_output(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, _ = wwanlab(capsys, monkeypatch, "probe", "--link", "serial-9k6", "--count", "9")
+    assert code == 0
+    assert "serial-9k6" in out and "one-way delay p95 (ms)" in out and "IP rate" in out
+
+
+def test_all_writes_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out_dir = tmp_path / "report"
+    args = ["probe", "--all", "--out", str(out_dir), "--count", "30", "--json"]
+    code, out, err = wwanlab(capsys, monkeypatch, *args)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert sorted(doc["presets"]) == sorted(PRESETS)
+    assert doc["index"] == str(out_dir / "index.html")
+    index = (out_dir / "index.html").read_text()
+    assert '<a href="probe.html">' in index
+    page = (out_dir / "probe.html").read_text()
+    for name in PRESETS:
+        assert (out_dir / "figures" / f"probe-{name}.png").exists()
+        assert f'src="figures/probe-{name}.png"' in page
+
+
+def test_all_refuses_a_link(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, _, err = wwanlab(capsys, monkeypatch, "probe", "--all", "--link", "serial-9k6")
+    assert code == 2 and "--all probes every preset" in err

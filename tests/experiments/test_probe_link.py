@@ -1,0 +1,146 @@
+"""The probe measures every preset within stated tolerances of what it configures.
+
+Tolerances, with 1000 paced probes per direction:
+- loss within 4 binomial standard errors of the configured long-run loss
+  (sqrt(p (1 - p) / n)); exactly 0 where the preset configures none;
+- one-way delay p50 and p95 (size-independent part) within 2 ms + 5 % of the configured
+  percentile plus framing serialization: the widest preset (uniform 0.8-2.0 s service)
+  has a p50 standard error of about 19 ms (1.3 %) at n = 1000, the configured percentiles
+  are themselves computed to about 1/200 in probability, and LLC retransmissions (not in
+  the configured delay) shift a few percent of packets;
+- rate within 10 % of the line rate net of framing, where the preset has a rate: the
+  busy GPRS radio's random service time (uniform 0.8-2.0 s) gives a 100-packet train a
+  standard error of 2.5 %.
+"""
+
+import json
+import math
+
+import pytest
+
+from wwanlab.experiments.probe import (
+    DISCARD_PORT,
+    PACED_SIZES,
+    PAYLOAD,
+    RATE_PACKET,
+    TRAIN_RATE,
+    LinkUnderTest,
+    probe,
+    quantile,
+)
+from wwanlab.experiments.runner import run_scenario
+from wwanlab.experiments.scenario import Scenario
+from wwanlab.link.presets import PRESETS, get_preset
+from wwanlab.sim.ipv4 import parse_ipv4, parse_udp
+from wwanlab.sim.pcap import LINKTYPE_RAW, read_pcap
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_measured_within_tolerance(name: str) -> None:
+    result = probe(name, seed=1, count=1000)
+    for direction, r in result.directions.items():
+        where = f"{name} {direction}"
+        p0 = float(r.configured["loss"])
+        se = math.sqrt(p0 * (1 - p0) / r.sent)
+        assert abs(r.loss - p0) <= 4 * se, f"{where}: loss {r.loss} vs {p0} (se {se:.4f})"
+        measured = r.measured()["delay_ms"]
+        for q in ("p50", "p95"):
+            expected = r.expected_delay_ms[q]
+            assert abs(measured[q] - expected) <= 2 + 0.05 * expected, f"{where}: delay {q}"
+        if math.isfinite(r.expected_rate_bps):
+            assert r.rate_bps is not None
+            assert abs(r.rate_bps - r.expected_rate_bps) <= 0.10 * r.expected_rate_bps, where
+
+
+def test_exact_values_on_a_deterministic_link() -> None:
+    # dialup-56k down: 56 kbit/s, 8 octets of PPP framing, constant 60 ms, no loss
+    r = probe("dialup-56k", seed=3, count=30).directions["down"]
+    assert r.loss == 0 and r.received == 30
+    assert r.rate_bps == pytest.approx(56_000 * RATE_PACKET / (RATE_PACKET + 8), rel=1e-9)
+    assert r.per_octet_s == pytest.approx(8 / 56_000, rel=1e-9)
+    framing_ms = 8 * 8 / 56_000 * 1000
+    assert r.measured()["delay_ms"]["p50"] == pytest.approx(60 + framing_ms, abs=1e-3)
+    raw = sorted(r.raw_delays)
+    assert raw[0] == pytest.approx(0.060 + (PACED_SIZES[0] + 8) * 8 / 56_000, abs=1e-9)
+
+
+def test_same_seed_same_json_and_pcap(tmp_path) -> None:
+    a, b, c = tmp_path / "a.pcap", tmp_path / "b.pcap", tmp_path / "c.pcap"
+    one = probe("gprs-busy-llc-ack", seed=7, count=200, pcap=a).to_json()
+    two = probe("gprs-busy-llc-ack", seed=7, count=200, pcap=b).to_json()
+    other = probe("gprs-busy-llc-ack", seed=8, count=200, pcap=c).to_json()
+    assert json.dumps(one) == json.dumps(two)
+    assert a.read_bytes() == b.read_bytes()
+    assert json.dumps(one) != json.dumps(other)
+    assert a.read_bytes() != c.read_bytes()
+
+
+def test_pcap_holds_every_probe_the_link_delivered(tmp_path) -> None:
+    path = tmp_path / "p.pcap"
+    result = probe("serial-9k6", seed=1, count=12, pcap=path)
+    linktype, records = read_pcap(path.read_bytes())
+    assert linktype == LINKTYPE_RAW
+    down = result.directions["down"]
+    assert len(records) == 2 * (down.rate_train + 12)
+    lossy = probe(LinkUnderTest(get_preset("serial-9k6"), loss=0.5), seed=1, count=12, pcap=path)
+    delivered = sum(r.received + r.rate_received for r in lossy.directions.values())
+    assert len(read_pcap(path.read_bytes())[1]) == delivered < len(records)
+    times = [t for t, _ in records]
+    assert times == sorted(times)
+    header, payload = parse_ipv4(records[0][1])
+    udp, data = parse_udp(header.src, header.dst, payload)
+    assert udp.dst_port == DISCARD_PORT
+    assert data[: PAYLOAD.size] == PAYLOAD.pack(TRAIN_RATE, 0)
+    assert len(records[0][1]) == RATE_PACKET
+    sizes = sorted({len(p) for _, p in records})
+    assert sizes == sorted({RATE_PACKET, *PACED_SIZES})
+
+
+def test_overrides_loss_rate() -> None:
+    lossy = LinkUnderTest(get_preset("cdma-1x"), loss=0.2)
+    r = probe(lossy, seed=2, count=1000).directions["up"]
+    se = math.sqrt(0.2 * 0.8 / 1000)
+    assert abs(r.loss - 0.2) <= 4 * se
+    shaped = LinkUnderTest(get_preset("cdma-1x"), rate_bps=20_000)
+    s = probe(shaped, seed=2, count=50).directions["down"]
+    assert s.expected_rate_bps == 20_000
+    assert s.rate_bps == pytest.approx(20_000, rel=0.01)
+    assert s.configured["override_rate_bps"] == 20_000
+
+
+def test_trace_override(tmp_path) -> None:
+    trace = tmp_path / "t.trace"
+    # one 1500-octet delivery opportunity every 100 ms: 120 kbit/s, below cdma-1x's 144
+    trace.write_text("".join(f"{ms}\n" for ms in range(100, 1100, 100)))
+    r = probe(LinkUnderTest(get_preset("cdma-1x"), trace=trace), seed=1, count=50)
+    down = r.directions["down"]
+    assert down.configured["override_trace_bps"] == pytest.approx(120_000)
+    assert down.expected_rate_bps == pytest.approx(120_000)
+    assert down.rate_bps == pytest.approx(120_000, rel=0.05)
+
+
+def test_quantile_nearest_rank() -> None:
+    assert quantile([3.0, 1.0, 2.0, 4.0], 0.5) == 2.0
+    assert quantile([3.0, 1.0, 2.0, 4.0], 0.95) == 4.0
+    assert quantile([5.0], 0.5) == 5.0
+
+
+def test_probe_as_scenario_kind() -> None:
+    scenario = Scenario(
+        "probe-serial",
+        "probe",
+        params={"link.preset": "serial-9k6", "workload.count": 400},
+        sweep={"link.overrides.loss": [0.0, 0.3]},
+        seed=4,
+    )
+    rows = run_scenario(scenario, jobs=1)
+    assert [(r["link.overrides.loss"], r["direction"]) for r in rows] == [
+        (0.0, "down"),
+        (0.0, "up"),
+        (0.3, "down"),
+        (0.3, "up"),
+    ]
+    for row in rows:
+        p0 = row["configured_loss"]
+        assert p0 == row["link.overrides.loss"]
+        assert abs(row["loss"] - p0) <= 4 * math.sqrt(p0 * (1 - p0) / 400)
