@@ -43,6 +43,7 @@ def parse_xml(
     """
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.UseForeignDTD(True)  # undeclared &nbsp; is skipped, not fatal, without DOCTYPE
     stack: list[Element] = []
     roots: list[Element] = []
     before: list[ProcessingInstruction] = []
@@ -166,7 +167,7 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
     ]
     while work:
         item, depth, closing = work.pop()
-        pad = "\n" + "  " * depth if indent and depth >= 0 else ""
+        pad = "\n" + "  " * depth if indent and depth >= 0 and not out[-1].endswith("\n") else ""
         if closing is not None:
             out.append(pad + closing)
         elif isinstance(item, Element):

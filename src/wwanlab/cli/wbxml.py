@@ -1,0 +1,117 @@
+"""``wwanlab wbxml encode|decode``: XML <-> WBXML files."""
+
+from pathlib import Path
+from typing import Annotated, cast
+
+import typer
+
+from wwanlab.cli.common import print_json
+from wwanlab.core.errors import UsageError
+from wwanlab.wap.wbxml import WbxmlError, decode, encode, table_by_name, to_xml
+from wwanlab.wap.wbxml.xmlio import Whitespace
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _public_id(text: str | None) -> int | str | None:
+    """A number (``10``, ``0x0A``), a table name (``wml13``) or an FPI."""
+    if text is None:
+        return None
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    if text.startswith("-//"):
+        return text
+    try:
+        return table_by_name(text).fpi
+    except WbxmlError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def register(app: typer.Typer) -> None:
+    wbxml_app = typer.Typer(help="Encode XML as WBXML and decode WBXML to XML.")
+    app.add_typer(wbxml_app, name="wbxml")
+
+    @wbxml_app.command("encode")
+    def encode_command(
+        source: Annotated[Path, typer.Argument(help="XML file to encode.")],
+        output: Annotated[Path, typer.Option("-o", "--output", help="WBXML file to write.")],
+        version: Annotated[str, typer.Option(help="WBXML version: 1.0 to 1.3.")] = "1.3",
+        publicid: Annotated[
+            str | None,
+            typer.Option(
+                "--publicid",
+                help="Public id: number (0x0A), table name (wml13) or FPI; "
+                "default from the DOCTYPE or root element.",
+            ),
+        ] = None,
+        no_string_table: Annotated[
+            bool, typer.Option("--no-string-table", help="Write every string inline.")
+        ] = False,
+        whitespace: Annotated[
+            str, typer.Option(help="preserve, ignorable (drop blank text) or trim.")
+        ] = "ignorable",
+        json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    ) -> None:
+        """Encode an XML document as WBXML."""
+        if whitespace not in ("preserve", "ignorable", "trim"):
+            raise UsageError(f"--whitespace must be preserve, ignorable or trim, not {whitespace}")
+        xml = _read(source)
+        try:
+            data = encode(
+                xml,
+                version=version,
+                public_id=_public_id(publicid),
+                string_table=not no_string_table,
+                whitespace=cast(Whitespace, whitespace),
+            )
+        except WbxmlError as exc:
+            raise UsageError(f"{source}: {exc}") from None
+        _write(output, data)
+        if json:
+            print_json({"input": str(source), "output": str(output),
+                        "xml_bytes": len(xml), "wbxml_bytes": len(data)})  # fmt: skip
+        else:
+            print(f"{source}: {len(xml)} bytes XML -> {len(data)} bytes WBXML {version}")
+
+    @wbxml_app.command("decode")
+    def decode_command(
+        source: Annotated[Path, typer.Argument(help="WBXML file to decode.")],
+        output: Annotated[Path, typer.Option("-o", "--output", help="XML file to write.")],
+        publicid: Annotated[
+            str | None,
+            typer.Option("--publicid", help="Token table to use if the header's is unknown."),
+        ] = None,
+        indent: Annotated[bool, typer.Option(help="Indent element-only content.")] = True,
+        json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    ) -> None:
+        """Decode a WBXML document to XML."""
+        data = _read(source)
+        try:
+            table = table_by_name(publicid) if publicid else None
+        except WbxmlError as exc:
+            raise UsageError(str(exc)) from None
+        try:
+            doc = decode(data, table=table)
+        except WbxmlError as exc:
+            raise UsageError(f"{source}: {exc}") from None
+        xml = to_xml(doc, indent=indent)
+        _write(output, xml)
+        if json:
+            print_json({"input": str(source), "output": str(output), "public_id": doc.public_id,
+                        "wbxml_bytes": len(data), "xml_bytes": len(xml)})  # fmt: skip
+        else:
+            print(f"{source}: {len(data)} bytes WBXML -> {len(xml)} bytes XML")
