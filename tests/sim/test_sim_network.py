@@ -1,11 +1,15 @@
 import io
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wwanlab.core.address import Address
 from wwanlab.core.contract import PING_TIMEOUT, Echoer, Pinger, PongReceived
 from wwanlab.core.events import Event
-from wwanlab.link.base import Drop
+from wwanlab.link.base import Direction, Drop
+from wwanlab.link.delay import ConstantDelay
+from wwanlab.link.rate import Rate
 from wwanlab.sim import FORWARD, HOLD, Network, Replace, read_pcap
 from wwanlab.sim.host import Binding, Host
 from wwanlab.sim.ipv4 import PROTO_UDP, build_ipv4, build_udp, parse_ipv4, parse_udp
@@ -295,3 +299,60 @@ def test_misuse_is_rejected(direction):
     other = Network().add_host("x", "10.0.0.9")
     with pytest.raises(ValueError, match="does not belong"):
         net.connect(a, other, direction(0), direction(0))
+
+
+def test_router_capture_shows_arrivals_and_injections(direction):
+    held: list[bytes] = []
+
+    def keep(packet: bytes, channel: Channel | None, now: float) -> HookResult:
+        held.append(packet)
+        return HOLD
+
+    net, client, router, _server = three_nodes(direction, hook=keep)
+    capture = io.BytesIO()
+    net.capture(router, capture)
+    sender = Sink()
+    binding = client.bind_udp(5, sender)
+    sender.out.append((b"x", ("10.0.1.2", 9)))
+    binding.flush()
+    net.run(until=1.0)
+    router.inject(held[0])
+    net.run()
+    net.close()
+    _, records = read_pcap(capture.getvalue())
+    assert records == [(D1, held[0]), (1.0, held[0])]
+
+
+@given(st.binary(max_size=80))
+def test_hosts_and_routers_count_garbage_and_never_raise(data):
+    net = Network()
+    a, b = net.add_host("a", "10.0.0.1"), net.add_host("b", "10.0.0.2")
+    r = net.add_router("r")
+    net.connect(a, r, Direction([ConstantDelay(0.0)]), Direction([ConstantDelay(0.0)]))
+    link = net.connect(r, b, Direction([ConstantDelay(0.0)]), Direction([ConstantDelay(0.0)]))
+    b.bind_udp(9, Sink())
+    b.bind_transport(6, 80, Sink())
+    r.receive(data, None)
+    link.ab.send(data)
+    net.run()
+    assert r.stats.received_packets == 1 and b.stats.received_packets >= 1
+
+
+def test_ping_over_the_link_packages_constant_delay_and_rate():
+    net = Network()
+    client = net.add_host("client", "10.0.0.1")
+    server = net.add_host("server", "10.0.1.2")
+    router = net.add_router("r")
+
+    def line(delay: float) -> Direction:
+        return Direction([Rate(8192), ConstantDelay(delay)])
+
+    net.connect(client, router, line(D1), line(D1))
+    net.connect(router, server, line(D2), line(D2))
+    pinger = Pinger(("10.0.1.2", 7), count=2)
+    binding = client.bind_udp(40000, pinger)
+    server.bind_udp(7, Echoer())
+    pinger.start(0.0)
+    binding.flush()
+    net.run()
+    assert binding.events == [PongReceived(0, 0.875), PongReceived(1, 0.875)]

@@ -140,7 +140,8 @@ class Network:
     ) -> PcapWriter:
         """Write the packets seen at ``target`` to a pcap, stamped with virtual time.
 
-        A node's capture holds what it sends and what reaches it. A channel's or a
+        A host's capture holds what it sends and what reaches it; a router's, what
+        reaches it (before its hook) and what its proxy injects. A channel's or a
         link's (both directions) holds packets as offered (``point="tx"``, drops
         included) or as delivered (``"rx"``). ``close()`` closes every capture.
         """

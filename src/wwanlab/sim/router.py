@@ -84,6 +84,8 @@ class Router(Node):
             kernel.call_at(now, self.inject, packet)
             return
         self.stats.injected_packets += 1
+        for tap in self.taps:
+            tap(kernel.now, packet)
         self._forward(packet, decrement_ttl=False)
 
     def _forward(self, packet: bytes, *, decrement_ttl: bool) -> None:
