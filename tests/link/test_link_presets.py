@@ -147,3 +147,13 @@ def test_delay_summary_of_a_sum_and_of_a_mixture() -> None:
     # Half the packets see 1 s, half nothing.
     half = delay_summary([ConstantDelay(1.0)], active=0.5)
     assert half == {"mean": 500.0, "p50": 0.0, "p95": 1000.0}
+
+
+def test_llc_ack_presets_state_residual_loss_and_added_delay() -> None:
+    configured = get_preset("gprs-busy-llc-ack").configured["down"]
+    assert configured["loss"] == pytest.approx(1 - (1 - 0.023**3) * (1 - 0.01))
+    # Delivered packets failed k tries with probability p^k (1-p) / (1-p^3); each failed
+    # try costs 0.1 s plus a radio delay of mean 1.4 s.
+    p = 0.023
+    failed = (p * (1 - p) + 2 * p**2 * (1 - p)) / (1 - p**3)
+    assert configured["arq_mean_added_delay_ms"] == pytest.approx(failed * 1500, abs=1e-3)

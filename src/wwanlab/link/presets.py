@@ -276,28 +276,28 @@ def _internet() -> tuple[list[Stage], list[float], list[DelayDistribution]]:
 
 def _gprs_radio(
     radio: GprsRadio, loss: float | None, llc_ack: bool
-) -> tuple[list[Stage], list[float], list[DelayDistribution], float]:
+) -> tuple[list[Stage], list[float], list[DelayDistribution], dict[str, Any]]:
     per = radio.per if loss is None else loss
     service = UniformDelay(radio.delay_lo, radio.delay_hi)
+    extra: dict[str, Any] = {"frame_loss": per}
     radio_loss: BernoulliLoss | LinkArq = BernoulliLoss(per)
     residual = per
     if llc_ack:
         retry = UniformDelay(LLC_ACK_WAIT + radio.delay_lo, LLC_ACK_WAIT + radio.delay_hi)
-        arq = LinkArq(per, LLC_MAX_RETRANSMISSIONS, retry)
-        residual = per**arq.tries
-        radio_loss = arq
-    rate_bps = GPRS_REFERENCE_PACKET * 8 / service.mean
-    return [ServiceTime(service), radio_loss], [residual], [service], rate_bps
+        radio_loss = LinkArq(per, LLC_MAX_RETRANSMISSIONS, retry)
+        residual = per**radio_loss.tries
+        added = radio_loss.mean_added_delay
+        extra["arq_mean_added_delay_ms"] = None if added is None else round(added * 1000, 3)
+    # The radio's rate for the reference packet: its service time does not depend on size.
+    extra["rate_bps"] = GPRS_REFERENCE_PACKET * 8 / service.mean
+    return [ServiceTime(service), radio_loss], [residual], [service], extra
 
 
 def _gprs_plan(radio: GprsRadio, *, llc_ack: bool, internet: bool) -> PlanFn:
     def plan(direction: str, loss: float | None) -> Plan:
-        radio_stages, losses, delays, rate_bps = _gprs_radio(radio, loss, llc_ack)
-        extra: dict[str, Any] = {"frame_loss": radio.per if loss is None else loss}
+        radio_stages, losses, delays, extra = _gprs_radio(radio, loss, llc_ack)
         if not internet:
-            return Plan(
-                radio_stages, _configured(rate_bps=rate_bps, losses=losses, delays=delays, **extra)
-            )
+            return Plan(radio_stages, _configured(losses=losses, delays=delays, **extra))
         net_stages, net_losses, net_delays = _internet()
         core: list[Stage] = [Rate(GGSN_SGSN_BPS), Rate(SGSN_BSS_BPS)]
         if direction == "down":
@@ -306,9 +306,7 @@ def _gprs_plan(radio: GprsRadio, *, llc_ack: bool, internet: bool) -> PlanFn:
             stages = radio_stages + core[::-1] + net_stages[::-1]
         return Plan(
             stages,
-            _configured(
-                rate_bps=rate_bps, losses=losses + net_losses, delays=delays + net_delays, **extra
-            ),
+            _configured(losses=losses + net_losses, delays=delays + net_delays, **extra),
         )
 
     return plan
