@@ -29,7 +29,7 @@ from wwanlab.wap.wbxml.xmlio import DEFAULT_MAX_DEPTH
 _Child = Element | ProcessingInstruction | Part
 _C = TypeVar("_C", _Child, Part)
 
-DECODE_CHARSETS = {**CHARSETS, 0: "utf-8", 1017: "utf-32", 1015: "utf-16", 5: "iso-8859-2"}
+DECODE_CHARSETS = {**CHARSETS, 0: "utf-8", 5: "iso-8859-2"}
 """Charsets the decoder reads; MIBenum 0 (unknown) is read as UTF-8."""
 
 

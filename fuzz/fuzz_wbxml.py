@@ -1,0 +1,131 @@
+"""Fuzz the WBXML decoder with random and mutated corpus inputs.
+
+    python fuzz/fuzz_wbxml.py --count 1000000 --seed 1 [--json]
+
+Every input must either raise ``WbxmlError`` or decode to a document that serializes
+to XML and survives encode -> decode with the same canonical tree. Anything else (another
+exception, a mismatch, an input taking over a second) is a finding, printed with its hex.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+from wwanlab.wap.wbxml import WbxmlError, decode, encode, to_xml
+from wwanlab.wap.wbxml.tree import canonical_events
+
+CORPUS_DIR = Path(__file__).resolve().parent.parent / "tests" / "wap" / "wbxml" / "corpus"
+SLOW_SECONDS = 1.0
+HEADERS = [bytes.fromhex(h) for h in ("03016a00", "030a6a00", "0305 6a00", "039f536a00")]
+
+
+def corpus() -> list[bytes]:
+    docs = [p.read_bytes() for p in sorted(CORPUS_DIR.iterdir())]
+    out = [encode(d) for d in docs]
+    out += [encode(d, version="1.1", string_table=False) for d in docs]
+    return out
+
+
+def mutate(rng: random.Random, seeds: list[bytes]) -> bytes:
+    data = bytearray(rng.choice(seeds))
+    for _ in range(rng.randrange(1, 8)):
+        kind = rng.randrange(6)
+        pos = rng.randrange(len(data) + 1)
+        if kind == 0 and data:
+            data[pos % len(data)] ^= 1 << rng.randrange(8)
+        elif kind == 1 and data:
+            data[pos % len(data)] = rng.choice((0x00, 0x01, 0x03, 0x04, 0x43, 0x83, 0xC3, 0xFF))
+        elif kind == 2:
+            data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 6)))
+        elif kind == 3:
+            del data[pos : pos + rng.randrange(1, 8)]
+        elif kind == 4 and data:
+            start = rng.randrange(len(data))
+            data[pos:pos] = data[start : start + rng.randrange(1, 16)]
+        else:
+            other = rng.choice(seeds)
+            data = data[:pos] + other[rng.randrange(len(other) + 1) :]
+    return bytes(data)
+
+
+def random_input(rng: random.Random) -> bytes:
+    body = bytes(rng.randrange(256) for _ in range(rng.randrange(48)))
+    return rng.choice(HEADERS).replace(b" ", b"") + body if rng.random() < 0.7 else body
+
+
+def check(data: bytes) -> str | None:
+    """None if the input is handled correctly, else a description of the finding."""
+    try:
+        doc = decode(data)
+    except WbxmlError:
+        return None
+    except Exception as exc:
+        return f"decode raised {type(exc).__name__}: {exc}"
+    try:
+        to_xml(doc)
+        doc.charset = 106
+        again = decode(encode(doc))
+    except Exception as exc:
+        return f"round trip raised {type(exc).__name__}: {exc}"
+    if canonical_events(again.root, ignore_xmlns=True) != canonical_events(
+        doc.root, ignore_xmlns=True
+    ):
+        return "round trip changed the tree"
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    seeds = corpus()
+    findings: list[dict[str, str]] = []
+    decoded = 0
+    started = time.perf_counter()
+    for i in range(args.count):
+        data = mutate(rng, seeds) if rng.random() < 0.6 else random_input(rng)
+        t0 = time.perf_counter()
+        problem = check(data)
+        if time.perf_counter() - t0 > SLOW_SECONDS:
+            problem = problem or f"took {time.perf_counter() - t0:.2f} s"
+        if problem is not None:
+            findings.append({"input": data.hex(), "problem": problem})
+            print(
+                f"finding #{len(findings)} at input {i}: {problem}: {data.hex()}", file=sys.stderr
+            )
+        else:
+            try:
+                decode(data)
+                decoded += 1
+            except WbxmlError:
+                pass
+        if not args.json and (i + 1) % 100_000 == 0:
+            rate = (i + 1) / (time.perf_counter() - started)
+            print(f"{i + 1} inputs, {decoded} decoded, {len(findings)} findings, {rate:.0f}/s")
+    elapsed = time.perf_counter() - started
+    summary = {
+        "count": args.count,
+        "seed": args.seed,
+        "seconds": round(elapsed, 1),
+        "decoded": decoded,
+        "finding_count": len(findings),
+        "findings": findings[:20],
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{args.count} inputs in {elapsed:.1f} s: {decoded} decoded cleanly, "
+              f"{len(findings)} findings")  # fmt: skip
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
