@@ -79,3 +79,21 @@ def test_page_and_index(tmp_path: Path) -> None:
     listing = index.read_text()
     assert '<a href="wap-vs-http.html">WAP vs HTTP</a>' in listing
     assert "1 of 2 hold" in listing
+
+
+def test_index_accumulates_pages_written_by_separate_calls(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    probe = ReportPage("Probe", [Section("s", [Text("x")])], slug="probe")
+    first = ReportPage("Paper A", [Section("c", [ClaimsTable([Claim("c", "1", "1", True)])])])
+    write_index(out, [probe])
+    write_index(out, [first])
+    listing = (out / "index.html").read_text()
+    assert listing.index('href="probe.html"') < listing.index('href="paper-a.html"')
+    assert "1 of 1 hold" in listing
+    # a page written again replaces its entry; a page whose file is gone is dropped
+    again = ReportPage("Paper A", [Section("c", [ClaimsTable([Claim("c", "1", "2", False)])])])
+    (out / "probe.html").unlink()
+    write_index(out, [again])
+    listing = (out / "index.html").read_text()
+    assert "probe.html" not in listing
+    assert listing.count('href="paper-a.html"') == 1 and "0 of 1 hold" in listing

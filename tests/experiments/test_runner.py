@@ -54,3 +54,23 @@ def test_kind_returning_a_label_column_is_an_error() -> None:
     clash = Scenario("clash", "test-clash", seed=1)
     with pytest.raises(ValueError, match="returned column 'seed'"):
         run_scenario(clash, jobs=1)
+
+
+@pytest.mark.slow
+def test_dask_worker_processes_give_the_same_rows() -> None:
+    # a kind of the package itself: worker processes import it by name
+    scenario = Scenario(
+        "probe-busy",
+        "probe",
+        params={"link.preset": "gprs-busy", "workload.count": 60},
+        sweep={"link.overrides.loss": [0.0, 0.1]},
+        seed=3,
+    )
+    in_process = run_scenario(scenario, jobs=1)
+    with LocalCluster(n_workers=1, processes=True, dashboard_address=None) as cluster:
+        dask = run_scenario(scenario, scheduler=cluster.scheduler_address)
+    assert dask == in_process
+
+
+def test_progress_bar_does_not_change_rows() -> None:
+    assert run_scenario(SCENARIO, jobs=1, progress=True) == run_scenario(SCENARIO, jobs=1)

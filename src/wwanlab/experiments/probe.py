@@ -477,9 +477,7 @@ def probe_all(
     """Probe every preset and write ``out/index.html`` with a page of tables and CDFs."""
     results = {name: probe(name, seed=seed, count=count) for name in PRESETS}
     page = probe_page(results, out)
-    return results, write_index(
-        out, [page], title="wwanlab report", intro="Link presets measured by the probe."
-    )
+    return results, write_index(out, [page])
 
 
 def probe_page(results: dict[str, ProbeResult], out: Path) -> ReportPage:

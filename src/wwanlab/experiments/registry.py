@@ -152,5 +152,5 @@ def reproduce(
     """Run each reproduction, then write its page and the index under ``out``."""
     results = [r.run(quick, out, jobs, scheduler, progress=progress, db=db) for r in reproductions]
     if results:
-        write_index(out, [r.page for r in results], title="wwanlab reproductions")
+        write_index(out, [r.page for r in results])
     return results

@@ -8,12 +8,13 @@ them, readable without a server and easy to diff.
 from __future__ import annotations
 
 import html
+import json
 import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 STYLE = """
 body { font-family: sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem;
@@ -221,6 +222,21 @@ def _document(title: str, body: str) -> str:
     )
 
 
+MANIFEST = "pages.json"
+"""The list of pages an output folder holds, so that every command writing pages
+there (``probe --all``, ``reproduce``...) adds to one index instead of replacing it."""
+
+
+def _read_manifest(out: Path) -> list[dict[str, Any]]:
+    try:
+        entries = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("file"), str)]
+
+
 def write_index(
     out_dir: Path | str,
     pages: Sequence[ReportPage],
@@ -228,17 +244,32 @@ def write_index(
     title: str = "wwanlab report",
     intro: str = "",
 ) -> Path:
-    """Write every page and ``out_dir/index.html`` linking them, with claim counts."""
+    """Write ``pages`` and ``out_dir/index.html`` linking every page of the folder.
+
+    The index lists the pages written by earlier calls too (kept in ``pages.json``,
+    in the order first written; a page is replaced by a new one of the same file name
+    and forgotten once its file is gone), each with its summary and claim counts.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
+    entries = {e["file"]: e for e in _read_manifest(out)}
     for page in pages:
         page.write(out)
-        held = sum(1 for c in page.claims if c.holds)
-        claims = f"{held} of {len(page.claims)} hold" if page.claims else ""
-        link = f'<a href="{html.escape(page.filename)}">{html.escape(page.title)}</a>'
+        entries[page.filename] = {
+            "file": page.filename,
+            "title": page.title,
+            "summary": page.summary,
+            "claims": len(page.claims),
+            "held": sum(1 for c in page.claims if c.holds),
+        }
+    kept = [e for e in entries.values() if (out / e["file"]).is_file()]
+    (out / MANIFEST).write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
+    rows = []
+    for e in kept:
+        claims = f"{e.get('held', 0)} of {e['claims']} hold" if e.get("claims") else ""
+        link = f'<a href="{html.escape(e["file"])}">{html.escape(str(e.get("title", "")))}</a>'
         rows.append(
-            f"<tr><td>{link}</td><td>{html.escape(page.summary)}</td>"
+            f"<tr><td>{link}</td><td>{html.escape(str(e.get('summary', '')))}</td>"
             f"<td>{html.escape(claims)}</td></tr>"
         )
     parts = [f"<h1>{html.escape(title)}</h1>"]
