@@ -2,6 +2,7 @@ import json
 from pathlib import Path
 
 import pytest
+from distributed import LocalCluster
 from tests.experiments import kinds  # noqa: F401  (registers the test kinds)
 from tests.experiments.invoke import wwanlab
 
@@ -53,3 +54,23 @@ def test_run_malformed_scenario(
     code, stdout, stderr = wwanlab(capsys, monkeypatch, "run", str(path))
     assert code == 2 and stdout == ""
     assert stderr == f"wwanlab: error: {path}: repetitions must be an integer, got 'two'\n"
+
+
+def test_run_on_a_dask_scheduler(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO)
+    common = ["run", str(path), "--out", str(tmp_path / "out"), "--json"]
+    code, _, err = wwanlab(
+        capsys, monkeypatch, *common, "--db", str(tmp_path / "a.db"), "--jobs", "1"
+    )
+    assert code == 0, err
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        code, _, err = wwanlab(
+            capsys, monkeypatch, *common, "--db", str(tmp_path / "b.db"), "--scheduler", address
+        )
+    assert code == 0, err
+    with ResultStore(tmp_path / "a.db") as a, ResultStore(tmp_path / "b.db") as b:
+        assert a.read("cli-draws") == b.read("cli-draws")

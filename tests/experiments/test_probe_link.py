@@ -15,6 +15,7 @@ Tolerances, with 1000 paced probes per direction:
 
 import json
 import math
+import subprocess
 
 import pytest
 
@@ -144,3 +145,25 @@ def test_probe_as_scenario_kind() -> None:
         p0 = row["configured_loss"]
         assert p0 == row["link.overrides.loss"]
         assert abs(row["loss"] - p0) <= 4 * math.sqrt(p0 * (1 - p0) / 400)
+
+
+@pytest.mark.peer
+def test_tshark_dissects_the_capture(tmp_path) -> None:
+    path = tmp_path / "p.pcap"
+    result = probe("gprs-one-user", seed=1, count=20, pcap=path)
+    fields = ["-T", "fields", "-e", "ip.src", "-e", "udp.dstport", "-e", "ip.len"]
+    proc = subprocess.run(
+        ["tshark", "-n", "-r", str(path), *fields],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = [line.split("\t") for line in proc.stdout.splitlines()]
+    _, records = read_pcap(path.read_bytes())
+    assert len(lines) == len(records)
+    assert {port for _, port, _ in lines} == {str(DISCARD_PORT)}
+    assert [int(n) for _, _, n in lines] == [len(p) for _, p in records]
+    from_server = sum(1 for src, _, _ in lines if src == "10.0.0.1")
+    down = result.directions["down"]
+    assert from_server == down.received + down.rate_received
