@@ -18,11 +18,12 @@ from wwanlab.tcp import (
     State,
     TcpConfig,
     TcpEndpoint,
+    Variant,
 )
 from wwanlab.tcp.config import RTO_MIN_LINUX
 from wwanlab.tcp.errors import ConnectionNotOpen, InvalidTransition
 from wwanlab.tcp.rto import RtoEstimator
-from wwanlab.tcp.segment import decode_segment
+from wwanlab.tcp.segment import SYN, decode_segment, encode_segment, pseudo_header_sum
 from wwanlab.tcp.state import Input, next_state
 
 
@@ -284,3 +285,33 @@ def test_corrupted_segment_is_dropped_and_counted() -> None:
     lab.server.receive_datagram(bytes(data), CLIENT_ADDR, 0.0)
     assert lab.server.bad_segments == 1
     assert lab.server.datagrams_to_send(0.0) == []
+
+
+def test_sack_endpoint_falls_back_to_newreno_with_a_peer_without_sack() -> None:
+    lab = make_lab(TcpConfig.for_variant("sack"), server_config=TcpConfig.for_variant("reno"))
+    conn, _ = bulk(lab, 100)
+    lab.pair.run(until=1)
+    assert lab.client.connection(conn).variant is Variant.NEWRENO
+    assert lab.server.connection(1).variant is Variant.RENO
+
+
+def test_new_syn_above_the_old_sequence_space_ends_time_wait() -> None:
+    lab = make_lab(TcpConfig())  # TIME-WAIT 240 s
+    conn = lab.client.connect(SERVER_ADDR, 0.0)
+    lab.pair.run(until=0.2)
+    lab.server.close(1)  # the server closes first and ends in TIME-WAIT
+    lab.pair.run(until=0.5)
+    lab.client.close(conn)
+    lab.pair.run(until=1.0)
+    old = lab.server.connection(1)
+    assert old.state is State.TIME_WAIT
+    pseudo = pseudo_header_sum(*[CLIENT_ADDR[0], SERVER_ADDR[0]])
+    for seq, answered in [(old.rcv_nxt - 10, "."), (old.rcv_nxt + 1000, "S.")]:
+        syn = encode_segment(
+            CLIENT_ADDR[1], SERVER_ADDR[1], seq % 2**32, 0, SYN, 65535, b"", b"", pseudo
+        )
+        lab.server.receive_datagram(syn, CLIENT_ADDR, 1.0)
+        (reply, _addr), *_ = lab.server.datagrams_to_send(1.0)
+        assert flags(decode_segment(reply)) == answered
+    assert old.state is State.CLOSED
+    assert lab.server.state(2) is State.SYN_RECEIVED

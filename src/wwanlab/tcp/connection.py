@@ -75,6 +75,7 @@ class TcpConnection:
         self.remote = remote
         self.config = config
         self.state = State.CLOSED
+        self.variant = config.variant  # the loss recovery in use (see _take_syn)
         self.stats = TcpStats()
         self._out = out
         self._events = events
@@ -176,6 +177,18 @@ class TcpConnection:
         """Whether ``send`` is allowed: the user has not closed (RFC 9293 3.10.2)."""
         return self.state in _OPEN_FOR_SEND and not (self._fin_queued or self._close_on_open)
 
+    def accepts_new_syn(self, seg: Segment) -> bool:
+        """RFC 1122 4.2.2.13: in TIME-WAIT, a SYN above the old sequence space reopens."""
+        return (
+            self.state is State.TIME_WAIT
+            and seg.flags & (SYN | ACK | RST) == SYN
+            and unwrap(seg.seq, self.rcv_nxt) > self.rcv_nxt
+        )
+
+    def end_time_wait(self, now: float) -> None:
+        self.state = next_state(self.state, Input.TIMEOUT_2MSL)
+        self._finish(now)
+
     @property
     def closed(self) -> bool:
         return self.state is State.CLOSED
@@ -191,8 +204,7 @@ class TcpConnection:
 
     def handle_timer(self, now: float) -> None:
         if self.time_wait_deadline is not None and now >= self.time_wait_deadline:
-            self.state = next_state(self.state, Input.TIMEOUT_2MSL)
-            self._finish(now)
+            self.end_time_wait(now)
             return
         if self.delack_deadline is not None and now >= self.delack_deadline:
             self.delack_deadline = None
@@ -280,6 +292,8 @@ class TcpConnection:
             self._snd_wscale = seg.wscale
             self._rcv_wscale = _wscale_for(cfg.receive_buffer)
         self._sack_ok = cfg.variant is Variant.SACK and seg.sack_permitted
+        if cfg.variant is Variant.SACK and not self._sack_ok:
+            self.variant = Variant.NEWRENO  # the peer cannot SACK: fall back, as Linux
         self.cwnd = self.smss
 
     def _on_segment_synchronized(self, seg: Segment, now: float) -> None:
@@ -471,7 +485,7 @@ class TcpConnection:
 
     def _on_new_ack(self, acked: int, ack: int, now: float) -> None:
         restart_timer = True
-        variant = self.config.variant
+        variant = self.variant
         if self.in_recovery:
             if variant is Variant.RENO:  # RFC 5681 3.2 step 6: deflate on any new ACK
                 self.cwnd = self.ssthresh
@@ -517,7 +531,7 @@ class TcpConnection:
     def _on_dupack(self, now: float) -> None:
         self.stats.dupacks_received += 1
         self.dupacks += 1
-        variant = self.config.variant
+        variant = self.variant
         if self.in_recovery:
             if variant is not Variant.SACK:
                 self.cwnd += self.smss  # RFC 5681 3.2 step 4: inflate
@@ -544,7 +558,7 @@ class TcpConnection:
         self.recovery_point = self.snd_max
         self.stats.fast_retransmits += 1
         end = min(self.snd_una + smss, self._send_end)
-        if self.config.variant is Variant.SACK:
+        if self.variant is Variant.SACK:
             self.cwnd = self.ssthresh
             hole_end = self.scoreboard.next_start(self.snd_una)
             if hole_end is not None:
@@ -648,7 +662,7 @@ class TcpConnection:
     def output(self, now: float) -> None:
         """Send whatever the windows allow, then a pure ACK if one is still owed."""
         if self.state in _SENDING and self.snd_una > self.iss:
-            if self.in_recovery and self.config.variant is Variant.SACK:
+            if self.in_recovery and self.variant is Variant.SACK:
                 self._sack_output(now)
             else:
                 self._window_output(now)

@@ -118,6 +118,10 @@ class TcpEndpoint:
             self.bad_segments += 1
             return
         conn = self._by_remote.get(addr)
+        if conn is not None and conn.accepts_new_syn(seg):
+            conn.end_time_wait(now)  # RFC 1122 4.2.2.13: a new SYN may end TIME-WAIT
+            self._forget(conn)
+            conn = None
         if conn is None:
             self._no_connection(seg, addr, now)
             return
