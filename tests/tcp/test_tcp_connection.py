@@ -313,5 +313,5 @@ def test_new_syn_above_the_old_sequence_space_ends_time_wait() -> None:
         lab.server.receive_datagram(syn, CLIENT_ADDR, 1.0)
         (reply, _addr), *_ = lab.server.datagrams_to_send(1.0)
         assert flags(decode_segment(reply)) == answered
-    assert old.state is State.CLOSED
+    assert lab.server.state(1) is State.CLOSED
     assert lab.server.state(2) is State.SYN_RECEIVED
