@@ -70,7 +70,6 @@ def test_malformed_and_missing_scenario_files(
 def test_real_console_script(tmp_path: Path) -> None:
     for args, message in [
         (["probe", "--link", "no-such-link"], "unknown link preset 'no-such-link'"),
-        (["probe", "--link", "serial-9k6", "--loss", "2"], "loss must be a probability"),
         (["reproduce", "no-such-paper"], "unknown reproduction 'no-such-paper'"),
     ]:
         proc = subprocess.run(

@@ -1,5 +1,6 @@
 """``wwanlab probe``: measure a link preset in the simulator beside what it configures."""
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -89,7 +90,10 @@ def _print(console: Console, result: ProbeResult) -> None:
         rate = r.configured["rate_bps"]
         table.add_row(direction, "line rate (bit/s)", _fmt(rate) if rate else "unlimited", "")
         table.add_row(
-            "", "IP rate (bit/s)", _fmt(r.to_json()["expected"]["rate_bps"]), _fmt(m["rate_bps"])
+            "",
+            "IP rate (bit/s)",
+            _fmt(r.expected_rate_bps) if math.isfinite(r.expected_rate_bps) else "unlimited",
+            _fmt(m["rate_bps"]),
         )
         table.add_row(
             "",

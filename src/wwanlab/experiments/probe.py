@@ -240,7 +240,8 @@ class DirectionResult:
 
     @property
     def loss_standard_error(self) -> float:
-        """The binomial standard error of ``loss`` (independent losses assumed)."""
+        """The binomial standard error of ``loss`` (independent losses assumed); with
+        no loss seen it is 1/n rather than 0, the resolution of n probes."""
         p = self.loss
         return math.sqrt(max(p * (1 - p), 1 / self.sent) / self.sent)
 
