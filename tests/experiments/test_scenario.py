@@ -107,3 +107,10 @@ def test_missing_file_is_usage_error(tmp_path: Path) -> None:
 def test_from_dict_rejects_unknown_keys() -> None:
     with pytest.raises(UsageError, match="unknown key 'sweeps'"):
         scenario_from_dict({"name": "x", "kind": "test-draws", "sweeps": {}})
+
+
+def test_python_names_follow_the_file_tables() -> None:
+    with pytest.raises(UsageError, match=r"parameter 'n' must start with one of link\., stack\."):
+        Scenario("x", "test-draws", params={"n": 1})
+    with pytest.raises(UsageError, match=r"sweep key 'params\.' must start with one of"):
+        Scenario("x", "test-draws", sweep={"params.": [1]})

@@ -107,8 +107,10 @@ class Scenario:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise UsageError(f"seed must be an integer, got {self.seed!r}")
         for key, value in self.params.items():
+            _check_name("parameter", key)
             _check_scalar(key, value)
         for key, values in self.sweep.items():
+            _check_name("sweep key", key)
             if isinstance(values, str | bytes) or not isinstance(values, Sequence):
                 raise UsageError(f"sweep {key!r} must be a list of values")
             if not values:
@@ -129,6 +131,13 @@ class Scenario:
                 seed = derive_seed(self.seed, self.name, _canonical(varied), str(repetition))
                 runs.append(Run(self.name, self.kind, len(runs), repetition, params, seed))
         return runs
+
+
+def _check_name(what: str, key: str) -> None:
+    section, dot, rest = key.partition(".")
+    if section not in PARAM_SECTIONS or not dot or not rest:
+        sections = ", ".join(f"{s}." for s in PARAM_SECTIONS)
+        raise UsageError(f"{what} {key!r} must start with one of {sections}")
 
 
 def _check_scalar(key: str, value: object) -> None:
@@ -168,10 +177,6 @@ def scenario_from_dict(data: Mapping[str, Any], *, source: str = "scenario") -> 
     sweep = data.get("sweep", {})
     if not isinstance(sweep, dict):
         raise UsageError(f"{source}: 'sweep' must be a table")
-    for key in sweep:
-        if key.split(".", 1)[0] not in PARAM_SECTIONS or "." not in key:
-            sections = ", ".join(PARAM_SECTIONS)
-            raise UsageError(f"{source}: sweep key {key!r} must start with one of {sections}")
     description = data.get("description", "")
     if not isinstance(description, str):
         raise UsageError(f"{source}: 'description' must be a string")
