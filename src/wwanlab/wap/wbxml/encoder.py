@@ -137,6 +137,8 @@ class _Planner:
         self.items: list[_Item] = []
         self.tag_page = 0
         self.attr_page = 0
+        self._value_cache: dict[tuple[str, int], tuple[int, list[str | int]]] = {}
+        self._value_strings = sorted(set(table.attr_values.values())) if table else []
 
     def plan(self, doc: Document) -> list[_Item]:
         for pi in doc.before:
@@ -259,10 +261,17 @@ class _Planner:
         return self._split_value(text, attr_page)[0]
 
     def _split_value(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
+        key = (text, attr_page)
+        cached = self._value_cache.get(key)
+        if cached is None:
+            cached = self._value_cache[key] = self._split_value_uncached(text, attr_page)
+        return cached
+
+    def _split_value_uncached(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
         index = self.table.value_tokens if self.table else {}
         if not text:
             return 0, []
-        if not index:
+        if not any(value in text for value in self._value_strings):
             return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
 
         def matches(i: int) -> list[tuple[int, int, int]]:
@@ -374,10 +383,15 @@ class _Layout:
                 placed.append((data, len(blob)))
                 blob += data + b"\x00"
         self.data = bytes(blob)
-        self.by_first: dict[str, list[str]] = {}
-        for text in self.offset:
-            if text:
-                self.by_first.setdefault(text[0], []).append(text)
+        self.entries = [text for text in self.offset if text]
+        self.at = {at: text for text, at in self.offset.items()}
+
+
+def _char_sizes(text: str, codec: str) -> list[int]:
+    """Encoded size of each character (text reaching here is encodable in ``codec``)."""
+    if codec != "utf-8":
+        return [1] * len(text)
+    return [1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in text]
 
 
 def _cheapest_pieces(
@@ -394,8 +408,9 @@ def _cheapest_pieces(
     open_ = [0] * (n + 1)
     take: list[tuple[int, int] | None] = [None] * (n + 1)
     extend = [False] * (n + 1)
+    sizes = _char_sizes(text, codec)
     for i in range(n - 1, -1, -1):
-        clen = len(text[i].encode(codec, "xmlcharrefreplace"))
+        clen = sizes[i]
         best = 2 + clen + open_[i + 1]
         for length, cost, value in matches(i):
             if cost + free[i + length] < best:
@@ -432,13 +447,18 @@ def _segment(text: str, layout: _Layout, codec: str) -> tuple[int, list[str | in
     whole = layout.offset.get(text)
     if whole is not None and 1 + T.mb_u_int32_size(whole) <= inline_cost:
         return 1 + T.mb_u_int32_size(whole), [whole]
-    if not layout.by_first.keys() & set(text):
+    present = [e for e in layout.entries if e in text]
+    if not present:
         return inline_cost, [text]
+    by_first: dict[str, list[tuple[str, int, int]]] = {}
+    for entry in present:
+        offset = layout.offset[entry]
+        by_first.setdefault(entry[0], []).append((entry, 1 + T.mb_u_int32_size(offset), offset))
 
     def matches(i: int) -> list[tuple[int, int, int]]:
         return [
-            (len(entry), 1 + T.mb_u_int32_size(layout.offset[entry]), layout.offset[entry])
-            for entry in layout.by_first.get(text[i], ())
+            (len(entry), cost, offset)
+            for entry, cost, offset in by_first.get(text[i], ())
             if text.startswith(entry, i)
         ]
 
@@ -459,33 +479,30 @@ def _assemble(
     slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
     strategies: list[list[str]] = [[]]
     if use_table:
-        strategies += [_candidates(slots, False), _candidates(slots, True)]
+        for optional in (_candidates(slots, False), _candidates(slots, True)):
+            if optional not in strategies:
+                strategies.append(optional)
     best: bytes | None = None
     for optional in strategies:
         layout = _Layout(required + optional, codec)
+        pieces = {text: _segment(text, layout, codec)[1] for text in slots}
         used = set(required)
-        for text in slots:
-            _, pieces = _segment(text, layout, codec)
-            used.update(text_of(p, layout) for p in pieces if isinstance(p, int))
+        for split in pieces.values():
+            used.update(layout.at[p] for p in split if isinstance(p, int))
         if used != set(layout.offset):  # drop entries nothing references, re-place
             layout = _Layout([s for s in required + optional if s in used], codec)
-        encoded = _emit(plan, layout, fpi, number, version, mib, codec)
+            pieces = {text: _segment(text, layout, codec)[1] for text in slots}
+        encoded = _emit(plan, layout, pieces, fpi, number, version, mib, codec)
         if best is None or len(encoded) < len(best):
             best = encoded
     assert best is not None
     return best
 
 
-def text_of(offset: int, layout: _Layout) -> str:
-    for text, at in layout.offset.items():
-        if at == offset:
-            return text
-    raise AssertionError("offset not in layout")  # pragma: no cover
-
-
 def _emit(
     plan: list[_Item],
     layout: _Layout,
+    pieces: dict[str, list[str | int]],
     fpi: str | None,
     number: int | None,
     version: tuple[int, int],
@@ -511,14 +528,12 @@ def _emit(
         else:
             chunk = cache.get(item.text)
             if chunk is None:
-                chunk = _slot_bytes(item.text, layout, codec)
-                cache[item.text] = chunk
+                chunk = cache[item.text] = _slot_bytes(pieces[item.text], codec)
             out += chunk
     return bytes(out)
 
 
-def _slot_bytes(text: str, layout: _Layout, codec: str) -> bytes:
-    _, pieces = _segment(text, layout, codec)
+def _slot_bytes(pieces: list[str | int], codec: str) -> bytes:
     out = bytearray()
     for piece in pieces:
         if isinstance(piece, int):
