@@ -1,0 +1,401 @@
+"""The WAP gateway on asyncio: two UDP drivers, an HTTP client, a fair fetch scheduler.
+
+``Gateway`` binds ``ConnectionlessServer`` (port 9200) and ``ConnectionOrientedServer``
+(port 9201) to UDP sockets with ``UdpDriver``. Each ``MethodRequest`` they report is
+translated to HTTP (``wap.gateway.translate``), queued per client host in a
+``FairQueue`` and fetched with aiohttp when one of ``max_fetches`` slots is free; the
+response goes back through ``respond`` and the driver's ``pump``.
+
+Origins are checked against the ``OriginPolicy`` twice: an IP literal in the URL before
+anything is sent, and every address a host name resolves to inside the resolver
+aiohttp connects with (``PolicyResolver``), so a name that points at 127.0.0.1 is
+refused as surely as the literal. Redirects are not followed: the phone gets the 3xx
+and its next request passes the same checks. A refused origin is answered with WSP
+status 403.
+
+Logs are one line per event in ``key=value`` form on the ``wwanlab.gateway`` logger;
+dropped connectionless datagrams are logged at most ``DROP_LOG_PER_SECOND`` times a
+second, with a count of the suppressed ones.
+"""
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import random
+import socket
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import DefaultResolver
+from yarl import URL
+
+from wwanlab.core.address import Address
+from wwanlab.core.events import Event
+from wwanlab.wap.gateway.fair import FairQueue
+from wwanlab.wap.gateway.policy import OriginPolicy
+from wwanlab.wap.gateway.server import (
+    ConnectionlessServer,
+    ConnectionOrientedServer,
+    DatagramDropped,
+    GatewayLimits,
+    MethodCancelled,
+    MethodCompleted,
+    MethodFailed,
+    MethodRefused,
+    MethodRequest,
+    SessionClosed,
+    SessionOpened,
+)
+from wwanlab.wap.gateway.translate import (
+    HttpRequest,
+    TranslateError,
+    error_reply,
+    to_http,
+    to_reply,
+)
+from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
+from wwanlab.wap.wsp.pdu import Reply
+from wwanlab.wap.wtp.timers import WtpConfig
+
+from .udp import UdpDriver
+
+log = logging.getLogger("wwanlab.gateway")
+
+DROP_LOG_PER_SECOND = 5
+FETCH_TIMEOUT = 20.0  # s: under WTP's AEC_MAX * A = 24 s, so the phone hears a 504
+
+
+def logfmt(event: str, **fields: object) -> str:
+    """``event=NAME key=value ...``, quoting values with spaces (one line per event)."""
+    parts = [f"event={event}"]
+    for key, value in fields.items():
+        text = str(value)
+        if not text or any(c in text for c in ' "=\n'):
+            text = '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+        parts.append(f"{key}={text}")
+    return " ".join(parts)
+
+
+class OriginRefused(OSError):
+    """The origin's address is one the policy forbids."""
+
+
+class PolicyResolver(AbstractResolver):
+    """Resolves with aiohttp's default resolver, then keeps only permitted addresses."""
+
+    def __init__(self, policy: OriginPolicy) -> None:
+        self.policy = policy
+        self._inner = DefaultResolver()
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        results = await self._inner.resolve(host, port, family)
+        allowed = [r for r in results if self.policy.permits(r["host"])]
+        if not allowed:
+            raise OriginRefused(f"origin {host} resolves only to refused addresses")
+        return allowed
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    host: str = "127.0.0.1"
+    port_cl: int = CONNECTIONLESS_PORT
+    port_co: int = CONNECTION_ORIENTED_PORT
+    policy: OriginPolicy = field(default_factory=OriginPolicy)
+    limits: GatewayLimits = field(default_factory=GatewayLimits)
+    wtp: WtpConfig = field(default_factory=WtpConfig)
+    max_fetches: int = 128  # origin requests in flight at once
+    per_client_queue: int = 256  # requests one client host may have waiting
+    fetch_timeout: float = FETCH_TIMEOUT
+    seed: int | None = None  # WTP TID generator; None: from the OS
+
+
+@dataclass
+class _Job:
+    server: str  # "co" or "cl"
+    request_id: int
+    client: Address
+    request: HttpRequest
+    task: asyncio.Task[None] | None = None
+
+
+class Gateway:
+    """WSP <-> HTTP gateway; ``await Gateway.start(config)``, then ``await close()``."""
+
+    def __init__(self, config: GatewayConfig) -> None:
+        self.config = config
+        rng = random.Random(config.seed)
+        self.co = ConnectionOrientedServer(rng, config.limits, config.wtp)
+        self.cl = ConnectionlessServer(config.limits)
+        self.stats: Counter[str] = Counter()
+        self._queue: FairQueue[str, _Job] = FairQueue(config.per_client_queue)
+        self._jobs: dict[tuple[str, int], _Job] = {}
+        self._running = 0
+        self._drivers: dict[str, UdpDriver] = {}
+        self._http: aiohttp.ClientSession | None = None
+        self._drop_window = 0.0
+        self._drop_logged = 0
+        self._drop_suppressed = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @classmethod
+    async def start(cls, config: GatewayConfig) -> "Gateway":
+        gateway = cls(config)
+        connector = aiohttp.TCPConnector(
+            resolver=PolicyResolver(config.policy), limit=config.max_fetches
+        )
+        gateway._http = aiohttp.ClientSession(
+            connector=connector,
+            timeout=aiohttp.ClientTimeout(total=config.fetch_timeout),
+            auto_decompress=True,
+        )
+        try:
+            gateway._drivers["co"] = await UdpDriver.bind(
+                gateway.co, gateway._on_co_event, (config.host, config.port_co)
+            )
+            gateway._drivers["cl"] = await UdpDriver.bind(
+                gateway.cl, gateway._on_cl_event, (config.host, config.port_cl)
+            )
+        except BaseException:
+            await gateway.close()
+            raise
+        log.info(
+            logfmt(
+                "listening",
+                connectionless=_fmt(gateway.address("cl")),
+                connection_oriented=_fmt(gateway.address("co")),
+            )
+        )
+        return gateway
+
+    def address(self, kind: str) -> Address:
+        """The bound address of the ``"co"`` or ``"cl"`` socket."""
+        return self._drivers[kind].local_address
+
+    async def close(self, grace: float = 2.0) -> None:
+        """Let fetches in flight finish for up to ``grace`` s, then abort the rest."""
+        if self._jobs:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._idle.wait(), grace)
+        for job in list(self._jobs.values()):
+            if job.task is not None:
+                job.task.cancel()
+        if "co" in self._drivers:
+            self.co.close(self._drivers["co"].now())
+            self._drivers["co"].pump()
+        for driver in self._drivers.values():
+            driver.close()
+        self._drivers.clear()
+        if self._http is not None:
+            await self._http.close()
+            self._http = None
+        log.info(logfmt("stopped", **{k: v for k, v in sorted(self.stats.items())}))
+
+    # events from the two servers
+
+    def _on_co_event(self, event: Event) -> None:
+        self._on_event("co", event)
+
+    def _on_cl_event(self, event: Event) -> None:
+        self._on_event("cl", event)
+
+    def _on_event(self, server: str, event: Event) -> None:
+        if isinstance(event, MethodRequest):
+            self._admit(server, event)
+        elif isinstance(event, MethodCompleted):
+            self.stats["completed"] += 1
+        elif isinstance(event, (MethodCancelled, MethodFailed)):
+            self.stats["cancelled" if isinstance(event, MethodCancelled) else "failed"] += 1
+            self._cancel(server, event.request_id)
+            log.debug(logfmt(type(event).__name__, id=event.request_id, reason=event.reason))
+        elif isinstance(event, DatagramDropped):
+            self.stats["dropped"] += 1
+            self._log_drop(event)
+        elif isinstance(event, MethodRefused):
+            self.stats["refused"] += 1
+            log.info(
+                logfmt(
+                    "refused",
+                    client=_fmt(event.client),
+                    reason=event.reason.name,
+                    detail=event.detail,
+                )
+            )
+        elif isinstance(event, SessionOpened):
+            self.stats["sessions"] += 1
+            log.debug(logfmt("session_opened", client=_fmt(event.client), id=event.session_id))
+        elif isinstance(event, SessionClosed):
+            log.debug(
+                logfmt(
+                    "session_closed",
+                    client=_fmt(event.client),
+                    id=event.session_id,
+                    reason=event.reason,
+                )
+            )
+
+    def _admit(self, server: str, event: MethodRequest) -> None:
+        self.stats["requests"] += 1
+        try:
+            request = to_http(event.method)
+        except TranslateError as exc:
+            self._respond(server, event.request_id, error_reply(exc.status, str(exc)))
+            return
+        job = _Job(server, event.request_id, event.client, request)
+        if not self._queue.push(event.client[0], job):
+            self.stats["busy"] += 1
+            self._respond(server, event.request_id, error_reply(503, "client queue full"))
+            return
+        self._jobs[(server, event.request_id)] = job
+        self._idle.clear()
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        while self._running < self.config.max_fetches and self._queue:
+            job = self._queue.pop()
+            self._running += 1
+            job.task = asyncio.create_task(self._serve(job))
+
+    def _cancel(self, server: str, request_id: int) -> None:
+        job = self._jobs.pop((server, request_id), None)
+        if job is None:
+            return
+        if job.task is None:
+            self._queue.remove(job.client[0], job)
+        else:
+            job.task.cancel()
+        if not self._jobs:
+            self._idle.set()
+
+    async def _serve(self, job: _Job) -> None:
+        started = time.perf_counter()
+        try:
+            reply = await self._fetch(job.request)
+        finally:
+            self._running -= 1
+            self._dispatch()
+        if self._jobs.pop((job.server, job.request_id), None) is None:
+            return  # cancelled meanwhile
+        if not self._jobs:
+            self._idle.set()
+        self._respond(job.server, job.request_id, reply)
+        log.debug(
+            logfmt(
+                "served",
+                client=_fmt(job.client),
+                method=job.request.method,
+                url=job.request.url,
+                status=reply.status,
+                bytes=len(reply.data),
+                ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+        )
+
+    def _respond(self, server: str, request_id: int, reply: Reply) -> None:
+        driver = self._drivers.get(server)
+        if driver is None:
+            return
+        endpoint = self.co if server == "co" else self.cl
+        endpoint.respond(request_id, reply, driver.now())
+        driver.pump()
+
+    async def _fetch(self, request: HttpRequest) -> Reply:
+        """The origin's answer as a Reply; every failure becomes an HTTP error status."""
+        assert self._http is not None
+        try:
+            url = URL(request.url, encoded=True)
+            host = url.host
+            if not host:
+                return error_reply(400, "URI has no host")
+            literal = _ip_literal(host)
+            if literal is not None and not self.config.policy.permits(literal):
+                self.stats["forbidden"] += 1
+                return error_reply(403, f"origin {host} is not allowed")
+            async with self._http.request(
+                request.method,
+                url,
+                headers=list(request.headers),
+                data=request.body or None,
+                allow_redirects=False,
+            ) as response:
+                body = await self._read_bounded(response)
+                if body is None:
+                    return error_reply(502, "origin reply too large")
+                headers = list(response.headers.items())
+                return to_reply(response.status, headers, body, request.accept)
+        except aiohttp.ClientConnectorError as exc:
+            if isinstance(exc.os_error, OriginRefused):
+                self.stats["forbidden"] += 1
+                return error_reply(403, str(exc.os_error))
+            return error_reply(502, f"cannot connect to origin: {exc.os_error}")
+        except TimeoutError:
+            return error_reply(504, "origin timed out")
+        except (aiohttp.ClientError, ValueError) as exc:
+            return error_reply(502, f"origin error: {type(exc).__name__}")
+
+    async def _read_bounded(self, response: aiohttp.ClientResponse) -> bytes | None:
+        limit = self.config.limits.max_message_size
+        if response.content_length is not None and response.content_length > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := await response.content.read(65536):
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _log_drop(self, event: DatagramDropped) -> None:
+        now = time.monotonic()
+        if now - self._drop_window >= 1.0:
+            if self._drop_suppressed:
+                log.warning(logfmt("dropped_suppressed", count=self._drop_suppressed))
+            self._drop_window, self._drop_logged, self._drop_suppressed = now, 0, 0
+        if self._drop_logged < DROP_LOG_PER_SECOND:
+            self._drop_logged += 1
+            log.warning(logfmt("dropped", client=_fmt(event.client), detail=event.detail))
+        else:
+            self._drop_suppressed += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        """Counters and table sizes, for logs, tests and benchmarks."""
+        return {
+            **self.stats,
+            "sessions_open": len(self.co.sessions),
+            "wtp_transactions": self.co.wtp.pending(),
+            "cl_pending": self.cl.pending(),
+            "jobs": len(self._jobs),
+            "queued": len(self._queue),
+        }
+
+
+def _ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
+def _fmt(addr: Address) -> str:
+    return f"{addr[0]}:{addr[1]}"
+
+
+async def serve(config: GatewayConfig, stop: asyncio.Event, grace: float = 2.0) -> Gateway:
+    """Run a gateway until ``stop`` is set, then shut it down gracefully."""
+    gateway = await Gateway.start(config)
+    try:
+        await stop.wait()
+    finally:
+        await gateway.close(grace)
+    return gateway

@@ -1,0 +1,232 @@
+"""WSP method <-> HTTP/1.1 exchange: what a WAP gateway changes on the way through.
+
+Request side: a WSP Get or Post becomes an HTTP request to the absolute URI it names,
+with its WSP-encoded headers decoded to HTTP (``wsp.headers``), hop-by-hop fields
+removed (RFC 9110 7.6.1) and, when the phone accepts WMLC, ``text/vnd.wap.wml`` added to
+Accept so the origin sends the deck the gateway will compile (Kannel does the same).
+
+Response side: the HTTP status becomes the WSP status octet (WSP Table 36), the header
+list is encoded back (a field the compact encoding cannot carry travels as an
+application header; one that cannot be encoded at all is left out rather than failing
+the reply), and a WML deck is compiled to WMLC when the phone's Accept allows
+``application/vnd.wap.wmlc`` -- Kannel 1.4 compiles for ``Accept: */*`` too, which is
+what fakewap sends. Any other content passes through byte for byte.
+"""
+
+import functools
+from dataclasses import dataclass
+
+from wwanlab.wap.wbxml.content_types import BINARY_TYPES, compile_content
+from wwanlab.wap.wbxml.errors import WbxmlError
+from wwanlab.wap.wsp.constants import PduType
+from wwanlab.wap.wsp.encoding import WspCodecError
+from wwanlab.wap.wsp.headers import (
+    Header,
+    decode_content_type,
+    decode_headers,
+    encode_content_type,
+    encode_headers,
+)
+from wwanlab.wap.wsp.pdu import Get, Post, Reply
+from wwanlab.wap.wsp.status import http_to_wsp
+
+WML = "text/vnd.wap.wml"
+WMLC = BINARY_TYPES[WML]
+OCTET_STREAM = "application/octet-stream"
+
+METHOD_NAMES: dict[int, str] = {
+    PduType.GET: "GET",
+    PduType.OPTIONS: "OPTIONS",
+    PduType.HEAD: "HEAD",
+    PduType.DELETE: "DELETE",
+    PduType.TRACE: "TRACE",
+    PduType.POST: "POST",
+    PduType.PUT: "PUT",
+}
+"""WSP Table 34 method codes -> HTTP method names; extended methods are refused."""
+
+# RFC 9110 7.6.1 hop-by-hop fields, plus the ones the HTTP client computes itself.
+_REQUEST_DROPPED = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "content-type",  # a Post carries it in its own ContentType field
+        "expect",
+    }
+)
+# Response fields the gateway replaces: the body may be decompressed or compiled.
+_RESPONSE_DROPPED = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "content-type",
+        "content-encoding",
+        "content-md5",
+    }
+)
+
+
+class TranslateError(Exception):
+    """A method the gateway cannot forward; ``status`` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    """An HTTP/1.1 request to an origin, as the gateway will send it."""
+
+    method: str
+    url: str
+    headers: tuple[Header, ...]
+    body: bytes = b""
+
+    @property
+    def accept(self) -> tuple[str, ...]:
+        """The Accept values, one media range each, as the phone sent them."""
+        return tuple(v for k, v in self.headers if k.lower() == "accept")
+
+
+def accepts(accept: tuple[str, ...] | list[str], media_type: str) -> bool:
+    """Whether an Accept list permits ``media_type`` (RFC 9110 12.5.1; q=0 refuses).
+
+    An empty list accepts everything. The most specific matching range decides.
+    """
+    if not accept:
+        return True
+    kind = media_type.split("/", 1)[0]
+    best: tuple[int, float] | None = None
+    for item in accept:
+        for part in item.split(","):
+            fields = [f.strip() for f in part.split(";")]
+            media = fields[0].lower()
+            q = 1.0
+            for param in fields[1:]:
+                name, _, value = param.partition("=")
+                if name.strip().lower() == "q":
+                    try:
+                        q = float(value)
+                    except ValueError:
+                        q = 0.0
+            rank = 3 if media == media_type else 2 if media == f"{kind}/*" else 1
+            if media not in (media_type, f"{kind}/*", "*/*"):
+                continue
+            if best is None or rank > best[0]:
+                best = (rank, q)
+    return best is not None and best[1] > 0
+
+
+def to_http(method: Get | Post) -> HttpRequest:
+    """The HTTP request for a WSP Get or Post; raises ``TranslateError``."""
+    name = METHOD_NAMES.get(method.method)
+    if name is None:
+        raise TranslateError(f"method {method.method:#04x} is not supported", 501)
+    url = method.uri
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme != "http":
+        raise TranslateError(f"only absolute http:// URIs are fetched, got {url[:80]!r}")
+    try:
+        url.encode("ascii")
+    except UnicodeEncodeError:
+        raise TranslateError("URI has octets outside ASCII") from None
+    try:
+        wsp_headers = decode_headers(method.headers)
+        content_type = decode_content_type(method.content_type) if isinstance(method, Post) else ""
+    except WspCodecError as exc:
+        raise TranslateError(f"bad WSP headers: {exc}") from None
+    headers = [(k, v) for k, v in wsp_headers if k.lower() not in _REQUEST_DROPPED]
+    accept = [v for k, v in headers if k.lower() == "accept"]
+    if accept and accepts(accept, WMLC) and not any(WML in v for v in accept):
+        headers.append(("Accept", WML))
+    body = b""
+    if isinstance(method, Post):
+        headers.append(("Content-Type", content_type or OCTET_STREAM))
+        body = method.data
+    return HttpRequest(name, url, tuple(headers), body)
+
+
+def to_reply(
+    status: int, headers: list[Header], body: bytes, accept: tuple[str, ...] | list[str]
+) -> Reply:
+    """The WSP Reply for an origin's HTTP response, compiling WML when the phone allows."""
+    content_type = next((v for k, v in headers if k.lower() == "content-type"), OCTET_STREAM)
+    base = content_type.split(";", 1)[0].strip().lower()
+    if base in BINARY_TYPES and accepts(accept, BINARY_TYPES[base]):
+        compiled = _compile(content_type, body)
+        if compiled is not None:  # else not well-formed: pass the text through
+            content_type, body = compiled
+    kept = [(k, v) for k, v in headers if k.lower() not in _RESPONSE_DROPPED]
+    kept.append(("Content-Length", str(len(body))))
+    return Reply(
+        status=http_to_wsp(status if 100 <= status <= 599 else 502),
+        content_type=_content_type(content_type),
+        headers=_encode_leniently(kept),
+        data=body,
+    )
+
+
+def error_reply(status: int, message: str) -> Reply:
+    """A short text/plain Reply the gateway makes up itself (refusals, origin errors)."""
+    body = (message.rstrip() + "\n").encode("utf-8", "replace")
+    return Reply(
+        status=http_to_wsp(status),
+        content_type=_content_type("text/plain"),
+        headers=_encode_leniently([("Content-Length", str(len(body)))]),
+        data=body,
+    )
+
+
+COMPILE_CACHE_BODY_LIMIT = 64 * 1024  # octets; a deck is small, a cache of big ones is not
+
+
+def _compile(content_type: str, body: bytes) -> tuple[str, bytes] | None:
+    """The compiled form, from a small cache: origins serve the same decks again."""
+    if len(body) > COMPILE_CACHE_BODY_LIMIT:
+        return _compile_uncached(content_type, body)
+    return _compile_cached(content_type, body)
+
+
+def _compile_uncached(content_type: str, body: bytes) -> tuple[str, bytes] | None:
+    try:
+        return compile_content(content_type, body)
+    except (WbxmlError, ValueError):
+        return None
+
+
+_compile_cached = functools.lru_cache(maxsize=128)(_compile_uncached)
+
+
+def _content_type(value: str) -> bytes:
+    try:
+        return encode_content_type(value)
+    except WspCodecError:
+        return encode_content_type(OCTET_STREAM)
+
+
+def _encode_leniently(headers: list[Header]) -> bytes:
+    """Encode the whole list at once; on failure, field by field, leaving out the bad."""
+    try:
+        return encode_headers(headers)
+    except WspCodecError:
+        out = bytearray()
+        for header in headers:
+            try:
+                out += encode_headers([header])
+            except WspCodecError:
+                continue
+        return bytes(out)
