@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
             "results/report"
         ),
         pcap: Annotated[
-            Path | None, typer.Option(help="Write every probe packet to this pcap file.")
+            Path | None, typer.Option(help="Capture every probe datagram the link delivers.")
         ] = None,
         seed: Annotated[int, typer.Option(help="Simulation seed.")] = 1,
         count: Annotated[

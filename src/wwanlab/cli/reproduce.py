@@ -23,7 +23,9 @@ def register(app: typer.Typer) -> None:
         list_: Annotated[
             bool, typer.Option("--list", help="List the registered reproductions.")
         ] = False,
-        quick: Annotated[bool, typer.Option(help="Smaller runs, for a first look.")] = False,
+        quick: Annotated[
+            bool, typer.Option("--quick", help="Smaller runs, for a first look.")
+        ] = False,
         out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("results/report"),
         jobs: Annotated[
             int | None, typer.Option(help="Worker processes (default: one per CPU).")
