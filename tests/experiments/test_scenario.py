@@ -114,3 +114,18 @@ def test_python_names_follow_the_file_tables() -> None:
         Scenario("x", "test-draws", params={"n": 1})
     with pytest.raises(UsageError, match=r"sweep key 'params\.' must start with one of"):
         Scenario("x", "test-draws", sweep={"params.": [1]})
+
+
+def test_the_documented_example_loads(tmp_path: Path) -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "experiments.md"
+    text = docs.read_text()
+    example = text[text.index("```toml\n") + len("```toml\n") :]
+    example = example[: example.index("```")]
+    scenario = load_scenario(write(tmp_path, example))
+    runs = scenario.runs()
+    assert scenario.kind == "probe" and len(runs) == 9
+    assert dict(runs[3].params) == {
+        "link.preset": "serial-9k6",
+        "workload.count": 500,
+        "link.overrides.loss": 0.05,
+    }
