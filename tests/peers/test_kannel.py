@@ -12,6 +12,7 @@ from wwanlab.peers.kannel import (
     FakewapOptions,
     KannelGateway,
     run_fakewap,
+    run_fakewap_processes,
     udp_port_in_use,
 )
 from wwanlab.peers.origin import BODY_40K, OriginServer
@@ -116,3 +117,13 @@ def test_stop_ends_both_boxes_and_frees_the_ports(tmp_path: Path):
     assert not udp_port_in_use(gw.wdp_host, WSP_CONNECTION_ORIENTED_PORT)
     assert (tmp_path / "kannel" / "kannel.conf").exists()  # a given workdir is kept
     assert (tmp_path / "kannel" / "bearerbox.log").exists()
+
+
+def test_fakewap_processes_load_connectionless_without_the_thread_tid_race(
+    gateway: KannelGateway, origin: OriginServer
+):
+    opts = FakewapOptions(gateway=gateway.wdp_host, connectionless=True, max_requests=10, debug=0)
+    batch = run_fakewap_processes([origin.url("/deck.wml")], opts, processes=3)
+    assert batch.ok, [r.log for r in batch.results if not r.ok]
+    assert (len(batch.results), batch.transactions) == (3, 30)
+    assert batch.wall_time >= max(r.wall_time for r in batch.results) * 0.99

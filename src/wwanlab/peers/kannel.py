@@ -24,7 +24,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -139,6 +140,7 @@ class KannelGateway:
         log_level: int = LOG_DEBUG,
         keep_dir: bool = False,
         startup_timeout: float = 15.0,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         if not kannel_installed():
             raise KannelError(f"Kannel is not installed ({BEARERBOX}, {WAPBOX}, {FAKEWAP})")
@@ -155,6 +157,7 @@ class KannelGateway:
             log_level=log_level,
         )
         self.config_path = self.workdir / "kannel.conf"
+        self.env = dict(env or {})  # added to both boxes' environment (LD_PRELOAD, ...)
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
 
     @property
@@ -237,12 +240,15 @@ class KannelGateway:
     def _spawn(self, name: str, program: Path) -> None:
         out = (self.workdir / f"{name}.stdout").open("wb")
         with out:
+            # -v: the level of what the box prints on stderr, debug unless told.
+            verbosity = ["-v", str(self.config.log_level)]
             self._procs[name] = subprocess.Popen(
-                [str(program), str(self.config_path)],
+                [str(program), *verbosity, str(self.config_path)],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 cwd=self.workdir,
+                env={**os.environ, **self.env},
                 start_new_session=True,
             )
 
@@ -459,3 +465,42 @@ def run_fakewap(
                 proc.kill()
     wall = time.monotonic() - start
     return parse_fakewap_log(out.decode("utf-8", "replace"), proc.returncode, wall)
+
+
+@dataclass(frozen=True)
+class FakewapBatch:
+    """Several fakewap processes run side by side, and the wall time of them all."""
+
+    results: tuple[FakewapResult, ...]
+    wall_time: float
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    @property
+    def transactions(self) -> int:
+        return sum(r.transactions for r in self.results)
+
+    @property
+    def transactions_per_second(self) -> float:
+        return self.transactions / self.wall_time if self.wall_time > 0 else math.inf
+
+
+def run_fakewap_processes(
+    urls: Sequence[str], options: FakewapOptions, processes: int, *, timeout: float = 60.0
+) -> FakewapBatch:
+    """Run ``processes`` fakewap processes at once, each with ``options``.
+
+    fakewap's client threads (-c) share one unlocked TID counter, and in connectionless
+    mode a thread matches its reply on bits of that shared TID: with -M 0 -c > 1 a
+    thread now and then ignores its reply, waits 10 s and panics. Separate processes
+    each count their own TIDs, so this is how to load Kannel connectionless.
+    """
+    with ThreadPoolExecutor(max_workers=processes) as pool:
+        start = time.monotonic()
+        futures = [
+            pool.submit(run_fakewap, urls, options, timeout=timeout) for _ in range(processes)
+        ]
+        results = tuple(f.result() for f in futures)
+    return FakewapBatch(results, time.monotonic() - start)
