@@ -26,7 +26,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 
@@ -44,7 +44,7 @@ WSP_CONNECTION_ORIENTED_PORT = 9201
 LOG_DEBUG = 0
 LOG_WARNING = 2
 
-FAKEWAP_TIMEOUT_S = 10  # fakewap's own receive timeout (WAP_MSG_RECEIVE_TIMEOUT)
+START_ATTEMPTS = 3
 
 
 class KannelError(WwanlabError):
@@ -145,6 +145,7 @@ class KannelGateway:
         if not kannel_installed():
             raise KannelError(f"Kannel is not installed ({BEARERBOX}, {WAPBOX}, {FAKEWAP})")
         self._own_dir = workdir is None
+        self._fixed_host = wdp_host is not None
         self.workdir = Path(tempfile.mkdtemp(prefix="kannel-")) if workdir is None else workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.keep_dir = keep_dir
@@ -197,6 +198,23 @@ class KannelGateway:
         return int(m.group(1)), int(m.group(2))
 
     def start(self) -> None:
+        """Start both boxes and wait until they serve.
+
+        Another program may bind the chosen address between ``free_wdp_host`` and
+        bearerbox's own bind; when the address was chosen here, start-up is tried again
+        on the next free address, ``START_ATTEMPTS`` times in all.
+        """
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                self._start_once()
+                return
+            except KannelError:
+                if self._fixed_host or attempt == START_ATTEMPTS:
+                    raise
+                self._terminate()
+                self.config = replace(self.config, wdp_host=free_wdp_host())
+
+    def _start_once(self) -> None:
         self.config_path.write_text(self.config.render())
         self._spawn("bearerbox", BEARERBOX)
         self._wait(self._admin_up, "bearerbox admin page")
@@ -205,6 +223,12 @@ class KannelGateway:
         self._wait(self._wdp_bound, f"UDP {self.wdp_host}:9200/9201 bound")
 
     def stop(self) -> None:
+        """End both boxes; remove a temporary work directory unless it is kept."""
+        self._terminate()
+        if self._own_dir and not self.keep_dir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _terminate(self) -> None:
         """SIGTERM wapbox then bearerbox; SIGKILL whichever is still alive after 5 s."""
         for name in ("wapbox", "bearerbox"):
             proc = self._procs.pop(name, None)
@@ -217,8 +241,6 @@ class KannelGateway:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait(timeout=5)
-        if self._own_dir and not self.keep_dir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> "KannelGateway":
         try:
