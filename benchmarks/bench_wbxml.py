@@ -140,6 +140,13 @@ def run(repeats: int) -> dict[str, Any]:
 
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
@@ -150,18 +157,13 @@ def markdown(result: dict[str, Any]) -> str:
         f"{result['libwbxml_timing']}. WBXML 1.3; both encoders parse the XML and trim text "
         "nodes (xml2wbxml's default); both decoders write compact XML.",
         "",
-        "| document | XML B | ours B | libwbxml B | encode MB/s ours / lib | "
-        "decode MB/s ours / lib |",
+        "| document | XML B | ours B | libwbxml B | encode MB/s ours / lib (ratio) | "
+        "decode MB/s ours / lib (ratio) |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for row in result["documents"]:
         lib_b = row.get("libwbxml_bytes", "-")
-        enc = f"{row['ours_encode_mbps']:.2f} / " + (
-            f"{row['libwbxml_encode_mbps']:.1f}" if "libwbxml_encode_mbps" in row else "-"
-        )
-        dec = f"{row['ours_decode_mbps']:.2f} / " + (
-            f"{row['libwbxml_decode_mbps']:.1f}" if "libwbxml_decode_mbps" in row else "-"
-        )
+        enc, dec = (_speeds(row, kind) for kind in ("encode", "decode"))
         lines.append(
             f"| {row['document']} | {row['xml_bytes']} | {row['ours_bytes']} | {lib_b} "
             f"| {enc} | {dec} |"
@@ -179,6 +181,14 @@ def markdown(result: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _speeds(row: dict[str, Any], kind: str) -> str:
+    ours = row[f"ours_{kind}_mbps"]
+    lib = row.get(f"libwbxml_{kind}_mbps")
+    if lib is None:
+        return f"{ours:.2f} / -"
+    return f"{ours:.2f} / {lib:.1f} ({ours / lib:.2f})"
 
 
 def write_section(text: str) -> None:
