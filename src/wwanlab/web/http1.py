@@ -1,0 +1,233 @@
+"""HTTP/1.0 and HTTP/1.1 messages as bytes (RFC 1945, RFC 9112), parsed incrementally.
+
+Only what the experiments need: GET requests without bodies, responses framed by
+Content-Length, by chunked transfer coding (RFC 9112 7.1) or by the connection closing
+(RFC 9112 6.3 rule 8). Every length read from the wire is bounded.
+"""
+
+from dataclasses import dataclass
+
+from wwanlab.core.errors import WwanlabError
+
+CRLF = b"\r\n"
+MAX_HEAD = 16 * 1024  # bytes allowed for a start line plus headers
+MAX_CHUNK_LINE = 1024
+
+
+class HttpError(WwanlabError):
+    """Malformed or oversized HTTP message; ``status`` is the code a server answers."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    method: str
+    target: str
+    version: str  # "HTTP/1.0" or "HTTP/1.1"
+    headers: tuple[tuple[str, str], ...]
+
+    def header(self, name: str) -> str | None:
+        return _header(self.headers, name)
+
+    @property
+    def keep_alive(self) -> bool:
+        """RFC 9112 9.3: 1.1 persists unless "close"; 1.0 only with "keep-alive"."""
+        connection = (self.header("connection") or "").lower()
+        if self.version == "HTTP/1.1":
+            return "close" not in connection
+        return "keep-alive" in connection
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    version: str
+    status: int
+    reason: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        return _header(self.headers, name)
+
+
+def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
+    name = name.lower()
+    for key, value in headers:
+        if key.lower() == name:
+            return value
+    return None
+
+
+def encode_request(
+    target: str, host: str, version: str = "HTTP/1.1", close: bool = False
+) -> bytes:
+    """A GET with the Host header (required in 1.1, RFC 9112 3.2)."""
+    lines = [f"GET {target} {version}", f"Host: {host}"]
+    if close:
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def encode_response(
+    status: int,
+    body: bytes,
+    version: str = "HTTP/1.1",
+    close: bool = False,
+    content_type: str = "application/octet-stream",
+) -> bytes:
+    reason = REASONS.get(status, "Unknown")
+    lines = [
+        f"{version} {status} {reason}",
+        f"Content-Type: {content_type}",
+        f"Content-Length: {len(body)}",
+    ]
+    if close and version == "HTTP/1.1":
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 505: "HTTP Version Not Supported"}
+
+
+def _split_head(buffer: bytearray) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """Remove and parse one head (start line and headers) from ``buffer``."""
+    end = buffer.find(b"\r\n\r\n")
+    if end < 0:
+        if len(buffer) > MAX_HEAD:
+            raise HttpError(f"header section over {MAX_HEAD} bytes", 431)
+        return None
+    if end > MAX_HEAD:
+        raise HttpError(f"header section over {MAX_HEAD} bytes", 431)
+    head = bytes(buffer[:end]).decode("latin-1")
+    del buffer[: end + 4]
+    start, *lines = head.split("\r\n")
+    headers = []
+    for line in lines:
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise HttpError(f"bad header line {line[:40]!r}")
+        headers.append((name, value.strip()))
+    return start, tuple(headers)
+
+
+class RequestReader:
+    """Feeds bytes, yields complete ``Request``s (pipelined ones in order)."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> list[Request]:
+        self._buffer += data
+        out = []
+        while (parsed := _split_head(self._buffer)) is not None:
+            start, headers = parsed
+            parts = start.split(" ")
+            if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+                raise HttpError(f"bad request line {start[:60]!r}")
+            method, target, version = parts
+            if version not in ("HTTP/1.0", "HTTP/1.1"):
+                raise HttpError(f"unsupported version {version[:20]!r}", 505)
+            if _header(headers, "content-length") not in (None, "0"):
+                raise HttpError("request bodies are not supported", 413)
+            out.append(Request(method, target, version, headers))
+        return out
+
+
+class ResponseReader:
+    """Feeds bytes, yields complete ``Response``s; call ``eof()`` when the peer closes."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._head: tuple[str, int, str, tuple[tuple[str, str], ...]] | None = None
+        self._chunks: list[bytes] = []
+
+    def feed(self, data: bytes) -> list[Response]:
+        self._buffer += data
+        out = []
+        while (response := self._step()) is not None:
+            out.append(response)
+        return out
+
+    def eof(self) -> Response | None:
+        """The response delimited by the connection closing, if one was open."""
+        if self._head is None:
+            if self._buffer:
+                raise HttpError("connection closed inside a response head")
+            return None
+        version, status, reason, headers = self._head
+        if _header(headers, "content-length") is not None or self._is_chunked(headers):
+            raise HttpError("connection closed before the response body ended")
+        body = bytes(self._buffer)
+        self._buffer.clear()
+        self._head = None
+        return Response(version, status, reason, headers, body)
+
+    @staticmethod
+    def _is_chunked(headers: tuple[tuple[str, str], ...]) -> bool:
+        return "chunked" in (_header(headers, "transfer-encoding") or "").lower()
+
+    def _step(self) -> Response | None:
+        if self._head is None:
+            parsed = _split_head(self._buffer)
+            if parsed is None:
+                return None
+            start, headers = parsed
+            version, _, rest = start.partition(" ")
+            code, _, reason = rest.partition(" ")
+            if version not in ("HTTP/1.0", "HTTP/1.1") or len(code) != 3 or not code.isdigit():
+                raise HttpError(f"bad status line {start[:60]!r}")
+            self._head = (version, int(code), reason, headers)
+        version, status, reason, headers = self._head
+        if self._is_chunked(headers):
+            body = self._dechunk()
+            if body is None:
+                return None
+        else:
+            length_text = _header(headers, "content-length")
+            if length_text is None:
+                if status in (204, 304) or 100 <= status < 200:
+                    body = b""
+                else:
+                    return None  # delimited by close: see eof()
+            else:
+                if not length_text.isdigit() or len(length_text) > 15:
+                    raise HttpError(f"bad Content-Length {length_text[:20]!r}")
+                length = int(length_text)
+                if len(self._buffer) < length:
+                    return None
+                body = bytes(self._buffer[:length])
+                del self._buffer[:length]
+        self._head = None
+        return Response(version, status, reason, headers, body)
+
+    def _dechunk(self) -> bytes | None:
+        """RFC 9112 7.1: consume chunks as they complete; the body once the last one has."""
+        buffer = self._buffer
+        while True:
+            end = buffer.find(CRLF)
+            if end < 0:
+                if len(buffer) > MAX_CHUNK_LINE:
+                    raise HttpError("chunk size line too long")
+                return None
+            size_text = bytes(buffer[:end]).split(b";")[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                raise HttpError(f"bad chunk size {size_text[:20]!r}") from None
+            if size == 0:
+                trailer_end = buffer.find(b"\r\n\r\n", end)
+                if trailer_end < 0:
+                    return None
+                del buffer[: trailer_end + 4]
+                body = b"".join(self._chunks)
+                self._chunks.clear()
+                return body
+            if len(buffer) < end + 2 + size + 2:
+                return None
+            if buffer[end + 2 + size : end + 4 + size] != CRLF:
+                raise HttpError("chunk not followed by CRLF")
+            self._chunks.append(bytes(buffer[end + 2 : end + 2 + size]))
+            del buffer[: end + 4 + size]

@@ -1,0 +1,102 @@
+"""An HTTP origin server on the sans-IO TCP endpoint: static resources by path.
+
+It is itself a contract endpoint (bind it where the TCP endpoint would go): it passes
+segments to its ``TcpEndpoint`` and answers each complete request at once, in order,
+so pipelined requests get pipelined responses (RFC 9112 9.3.2).
+"""
+
+import random
+from collections.abc import Mapping
+
+from wwanlab.core.address import Address
+from wwanlab.core.events import Event
+from wwanlab.tcp import (
+    ConnectionAborted,
+    ConnectionReset,
+    DataReceived,
+    PeerClosed,
+    TcpConfig,
+    TcpEndpoint,
+)
+from wwanlab.web.events import RequestServed
+from wwanlab.web.http1 import HttpError, RequestReader, encode_response
+
+
+class HttpOrigin:
+    """Serves ``resources`` (path -> body) on ``(ip, port)``; 404 for anything else."""
+
+    def __init__(
+        self,
+        ip: str,
+        port: int,
+        config: TcpConfig,
+        rng: random.Random,
+        resources: Mapping[str, bytes],
+    ) -> None:
+        self.tcp = TcpEndpoint(ip, port, config, rng)
+        self.tcp.listen()
+        self._resources = resources
+        self._readers: dict[int, RequestReader] = {}
+        self._closing: set[int] = set()
+        self._events: list[Event] = []
+
+    def _pump(self) -> None:
+        tcp = self.tcp
+        while (event := tcp.next_event()) is not None:
+            if isinstance(event, DataReceived):
+                self._on_data(event.conn_id, event.data)
+            elif isinstance(event, PeerClosed):
+                self._close(event.conn_id)
+            elif isinstance(event, ConnectionReset | ConnectionAborted):
+                self._readers.pop(event.conn_id, None)
+
+    def _on_data(self, conn_id: int, data: bytes) -> None:
+        if conn_id in self._closing:
+            return  # a response with "close" was sent: later requests are ignored
+        reader = self._readers.setdefault(conn_id, RequestReader())
+        try:
+            requests = reader.feed(data)
+        except HttpError as error:
+            self._respond(conn_id, "", error.status, b"", "HTTP/1.1", close=True)
+            return
+        for request in requests:
+            body = self._resources.get(request.target)
+            status = 200 if body is not None else 404
+            close = not request.keep_alive
+            self._respond(conn_id, request.target, status, body or b"", request.version, close)
+            if close:
+                break
+
+    def _respond(
+        self, conn_id: int, target: str, status: int, body: bytes, version: str, close: bool
+    ) -> None:
+        self.tcp.send(conn_id, encode_response(status, body, version, close))
+        self._events.append(RequestServed(conn_id, target, status, len(body)))
+        if close:
+            self._close(conn_id)
+
+    def _close(self, conn_id: int) -> None:
+        self._readers.pop(conn_id, None)
+        if conn_id not in self._closing:
+            self._closing.add(conn_id)
+            self.tcp.close(conn_id)
+
+    # --- the sans-IO contract ---------------------------------------------------------
+
+    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        self.tcp.receive_datagram(data, addr, now)
+        self._pump()
+
+    def handle_timer(self, now: float) -> None:
+        self.tcp.handle_timer(now)
+        self._pump()
+
+    def get_timer(self) -> float | None:
+        return self.tcp.get_timer()
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        self._pump()
+        return self.tcp.datagrams_to_send(now)
+
+    def next_event(self) -> Event | None:
+        return self._events.pop(0) if self._events else None
