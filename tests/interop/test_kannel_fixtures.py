@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from wwanlab.wap import wbxml
 from wwanlab.wap.wsp import pdu as wsp
 from wwanlab.wap.wsp.capabilities import ClientSduSize, ServerSduSize, encode_capabilities
 from wwanlab.wap.wsp.constants import PduType as WspType
@@ -209,3 +210,28 @@ def test_fakewap_disconnect_reuses_the_tid_of_the_get(name: str, load_kannel_dat
     connect, method, disconnect = invokes
     assert (connect.tcl, method.tcl, disconnect.tcl) == (2, 2, 0)
     assert disconnect.tid == method.tid == connect.tid + 1
+
+
+# What Kannel 1.4.5 makes of the origin's DECK_WML: the space between "origin." and
+# the <a> element is gone (its WML compiler trims text next to an element).
+KANNEL_DECK = (
+    b'<wml><card id="main" title="wwanlab"><p>Hello from the wwanlab origin.'
+    b'<a href="#second">Next</a></p></card><card id="second" title="Second">'
+    b"<p>A second card.</p></card></wml>"
+)
+
+
+@pytest.mark.parametrize("name", ["co_get_deck", "cl_get_deck"])
+def test_kannel_compiled_deck_decodes_with_our_wbxml_codec(name: str, load_kannel_datagrams):
+    reply = load_kannel_datagrams(name)[-1 if name.startswith("cl") else 4]
+    assert reply.expected["from_gateway"]
+    if reply.connectionless:
+        _, pdu = wsp.decode_connectionless(reply.payload)
+    else:
+        result = _wtp_pdu(reply)
+        assert isinstance(result, wtp.Result)
+        pdu = wsp.decode(result.user_data)
+    assert isinstance(pdu, wsp.Reply)
+    doc = wbxml.decode(pdu.data)
+    assert (doc.public_id, doc.charset) == ("-//WAPFORUM//DTD WML 1.1//EN", 4)
+    assert KANNEL_DECK in wbxml.to_xml(doc)
