@@ -213,7 +213,7 @@ def test_fakewap_disconnect_reuses_the_tid_of_the_get(name: str, load_kannel_dat
 
 
 # What Kannel 1.4.5 makes of the origin's DECK_WML: the space between "origin." and
-# the <a> element is gone (its WML compiler trims text next to an element).
+# the <a> element does not survive its WML compiler.
 KANNEL_DECK = (
     b'<wml><card id="main" title="wwanlab"><p>Hello from the wwanlab origin.'
     b'<a href="#second">Next</a></p></card><card id="second" title="Second">'
