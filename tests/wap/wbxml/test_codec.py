@@ -233,3 +233,17 @@ def test_every_prefix_is_rejected_cleanly(path):
     for end in range(len(data)):
         with pytest.raises(WbxmlError):
             decode(data[:end])
+
+
+def test_soap_table_against_generic_mode():
+    """Paper 001's case: our SOAP table against literal names (sizes pinned)."""
+    xml = (Path(__file__).parent / "corpus" / "soap_babelfish.xml").read_bytes()
+    soap = table_by_name("soap11")
+    with_fpi = encode(xml)
+    agreed = encode(xml, public_id=1, table=soap)
+    generic = encode(xml, public_id=1)
+    assert (len(xml), len(with_fpi), len(agreed), len(generic)) == (510, 148, 108, 413)
+    assert decode(with_fpi).public_id == soap.fpi
+    for data, table in ((with_fpi, None), (agreed, soap), (generic, None)):
+        back = decode(data, table=table)
+        assert canonical_events(back.root) == canonical_events(parse_xml(xml).root)

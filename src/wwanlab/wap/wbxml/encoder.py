@@ -111,7 +111,7 @@ def _resolve_public_id(
     if table is None and public_id is not None:
         table = table_for_public_id(public_id)
     if table is None and public_id is None:
-        declared = [parts_str(v) for n, v in doc.root.attributes if n.startswith("xmlns")]
+        declared = [_parts_str(v) for n, v in doc.root.attributes if n.startswith("xmlns")]
         table = table_for_root(doc.root.tag, declared)
     if isinstance(public_id, int):
         return public_id, None, table
@@ -123,7 +123,7 @@ def _resolve_public_id(
     return None, fpi, table
 
 
-def parts_str(parts: list[Part]) -> str:
+def _parts_str(parts: list[Part]) -> str:
     return "".join(p for p in parts if isinstance(p, str))
 
 
@@ -183,21 +183,21 @@ class _Planner:
             return inherited
         for name, parts in node.attributes:
             if name == "xmlns":
-                return self.table.namespaces.get(parts_str(parts), inherited)
+                return self.table.namespaces.get(_parts_str(parts), inherited)
         return inherited
 
-    def _attributes(self, node: Element, ns_page: int | None) -> list[tuple[str, list[Part]]]:
+    def _attributes(self, node: Element) -> list[tuple[str, list[Part]]]:
         """Attributes to send: ``xmlns`` that only selects a code page is implied."""
         if self.table is None or not self.table.namespaces:
             return node.attributes
         return [
             (n, v)
             for n, v in node.attributes
-            if not (n == "xmlns" and parts_str(v) in self.table.namespaces)
+            if not (n == "xmlns" and _parts_str(v) in self.table.namespaces)
         ]
 
     def _start_tag(self, node: Element, ns_page: int | None) -> bool:
-        attributes = self._attributes(node, ns_page)
+        attributes = self._attributes(node)
         flags = (T.TAG_ATTRIBUTES if attributes else 0) | (T.TAG_CONTENT if node.children else 0)
         choices = self.table.tag_tokens.get(node.tag, []) if self.table else []
         if choices:
