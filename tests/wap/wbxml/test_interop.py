@@ -8,6 +8,7 @@ re-adds them by its own rule. Sizes are compared like for like: our ``whitespace
 against ``xml2wbxml`` (which trims), our ``"preserve"`` against ``xml2wbxml -k``.
 """
 
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -100,3 +101,42 @@ def test_libwbxml_refuses_soap(tmp_path: Path) -> None:
         timeout=30,
     )
     assert done.returncode != 0 and "unknown" in (done.stdout + done.stderr).lower()
+
+
+_TAGS = ["card", "p", "b", "a", "go", "do", "select", "option", "table", "tr", "td", "br", "x"]
+_ATTRS = ["id", "title", "href", "align", "type", "value", "name", "class", "zz"]
+_WORDS = ["Hello", "World", "http://www.example.com/", "x", "abc", "center", "accept",
+          "news", "Weather", "$(v)", " ", "foo bar", "\u00fc"]  # fmt: skip
+
+
+def _random_wml(rng: random.Random) -> str:
+    """A random WML-ish deck: table tags and attributes, literals, repeated words."""
+
+    def text() -> str:
+        return " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(1, 5)))
+
+    def element(depth: int) -> str:
+        tag = rng.choice(_TAGS)
+        attrs = "".join(f' {n}="{text()}"' for n in rng.sample(_ATTRS, rng.randrange(3)))
+        kids = "".join(
+            element(depth + 1) if depth < 4 and rng.random() < 0.5 else text()
+            for _ in range(rng.randrange(4))
+        )
+        return f"<{tag}{attrs}>{kids}</{tag}>"
+
+    wml = rng.choice(["1.1", "1.2", "1.3"])
+    return (
+        f'<?xml version="1.0"?><!DOCTYPE wml PUBLIC "-//WAPFORUM//DTD WML {wml}//EN" "x">'
+        f"<wml>{element(0)}{element(0)}</wml>"
+    )
+
+
+def test_never_larger_than_xml2wbxml_on_random_decks(tmp_path: Path) -> None:
+    rng = random.Random(20261123)
+    source = tmp_path / "deck.xml"
+    for _ in range(40):
+        xml = _random_wml(rng)
+        source.write_text(xml)
+        version = rng.choice(VERSIONS)
+        ours = encode(xml.encode(), version=version, whitespace="trim")
+        assert len(ours) <= len(xml2wbxml(source, version, tmp_path)), xml

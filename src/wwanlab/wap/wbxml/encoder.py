@@ -349,20 +349,46 @@ def _pick_page(
 
 
 def _candidates(slots: Counter[str], with_words: bool) -> list[str]:
-    """Strings worth a table entry if each occurrence is replaced by a 2-byte STR_T.
+    """Strings worth trying as table entries.
 
     Whole strings repeated at least twice whose saving beats their table cost; with
-    ``with_words`` also repeated words (as libwbxml collects them).
+    ``with_words`` also every whitespace-separated word of two or more characters that
+    occurs at least twice across all strings, whole or inside longer ones (libwbxml
+    collects such words too). Pricing and pruning decide which survive.
     """
     out = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
     if with_words:
         words: Counter[str] = Counter()
         for s, k in slots.items():
-            for w in _WORD.findall(s):
-                if w != s:
-                    words[w] += k
-        out += [w for w, k in words.items() if k >= 2 and len(w) >= 4 and w not in slots]
+            for w in set(_WORD.findall(s)):
+                words[w] += k * s.count(w)
+        out += [w for w, k in words.items() if k >= 2 and len(w) >= 2 and w not in out]
     return out
+
+
+def _prune(slots: Counter[str], required: list[str], optional: list[str], codec: str) -> list[str]:
+    """Drop optional entries whose references save less than the entry costs.
+
+    An entry's saving is measured by re-splitting, without it, every string it occurs
+    in; a few rounds, since dropping one entry changes what the others save.
+    """
+    keep = list(optional)
+    for _ in range(3):
+        layout = _Layout(required + keep, codec)
+        costs = {text: _segment(text, layout, codec)[0] for text in slots}
+        dropped = []
+        for entry in keep:
+            saving = sum(
+                k * (_segment(text, layout, codec, exclude=entry)[0] - costs[text])
+                for text, k in slots.items()
+                if entry in text
+            )
+            if saving <= len(entry.encode(codec, "xmlcharrefreplace")) + 1:
+                dropped.append(entry)
+        if not dropped:
+            break
+        keep = [e for e in keep if e not in dropped]
+    return keep
 
 
 class _Layout:
@@ -441,13 +467,15 @@ def _cheapest_pieces(
     return free[0], pieces
 
 
-def _segment(text: str, layout: _Layout, codec: str) -> tuple[int, list[str | int]]:
+def _segment(
+    text: str, layout: _Layout, codec: str, exclude: str | None = None
+) -> tuple[int, list[str | int]]:
     """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets)."""
     inline_cost = len(text.encode(codec, "xmlcharrefreplace")) + 2
-    whole = layout.offset.get(text)
+    whole = layout.offset.get(text) if text != exclude else None
     if whole is not None and 1 + T.mb_u_int32_size(whole) <= inline_cost:
         return 1 + T.mb_u_int32_size(whole), [whole]
-    present = [e for e in layout.entries if e in text]
+    present = [e for e in layout.entries if e in text and e != exclude]
     if not present:
         return inline_cost, [text]
     by_first: dict[str, list[tuple[str, int, int]]] = {}
@@ -480,8 +508,9 @@ def _assemble(
     strategies: list[list[str]] = [[]]
     if use_table:
         for optional in (_candidates(slots, False), _candidates(slots, True)):
-            if optional not in strategies:
-                strategies.append(optional)
+            for choice in (optional, _prune(slots, required, optional, codec)):
+                if choice not in strategies:
+                    strategies.append(choice)
     best: bytes | None = None
     for optional in strategies:
         layout = _Layout(required + optional, codec)
