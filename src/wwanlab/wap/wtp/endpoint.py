@@ -104,6 +104,10 @@ class WtpEndpoint:
         txn = self._by_handle.get(handle)
         return txn.tid if txn else None
 
+    def handles(self) -> list[int]:
+        """The handles of all transactions still holding state."""
+        return list(self._by_handle)
+
     def pending(self) -> int:
         """Transactions still holding state."""
         return len(self._by_handle)
@@ -199,8 +203,12 @@ class WtpEndpoint:
         txn = self._by_handle.get(handle) if handle is not None else None
         if txn is not None:
             self._run(txn, Stimulus(Input.RCV_ERROR_PDU), now)
-        elif not ours:
+        elif error.reason != AbortReason.PROTOERR and not ours:
             self._refuse(addr, error.tid, error.reason, response=True)
+        elif not ours:
+            # LISTEN  RcvErrorPDU: a responder that answers Abort(PROTOERR) and is gone
+            txn = Responder(self, self.config, self._new_handle(), addr, error.tid, self.tid_cache)
+            self._run(txn, Stimulus(Input.RCV_ERROR_PDU), now)
 
     def _refuse(self, addr: Address, tid: int, reason: AbortReason, response: bool) -> None:
         self.send(

@@ -415,6 +415,7 @@ INITIATOR_ROWS: list[Row[InitiatorState, Initiator]] = [
     R(S_.WAIT_TIMEOUT, I_.RCV_ERROR_PDU, always, I.error_pdu, S_.NULL),
 ]
 INITIATOR_ROWS = [
-    R(r.state, r.input, r.condition, r.action, r.next_state, row_name(r)) for r in INITIATOR_ROWS
+    R(r.state, r.input, r.condition, r.action, r.next_state, row_name("initiator", r))
+    for r in INITIATOR_ROWS
 ]
 Initiator.table = index(INITIATOR_ROWS)

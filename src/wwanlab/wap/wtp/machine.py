@@ -111,9 +111,9 @@ def index(rows: Sequence[Row[Any, Any]]) -> Table:
     return table
 
 
-def row_name(row: Row[S, T]) -> str:
+def row_name(role: str, row: Row[S, T]) -> str:
     return (
-        f"{row.state.name}/{row.input.name}/{getattr(row.condition, '__name__', '?')}"
+        f"{role}:{row.state.name}/{row.input.name}/{getattr(row.condition, '__name__', '?')}"
         f"/{getattr(row.action, '__name__', '?')}"
     )
 

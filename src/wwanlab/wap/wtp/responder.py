@@ -490,6 +490,7 @@ RESPONDER_ROWS: list[Row[ResponderState, Responder]] = [
     R(S_.WAIT_TIMEOUT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
 ]
 RESPONDER_ROWS = [
-    R(r.state, r.input, r.condition, r.action, r.next_state, row_name(r)) for r in RESPONDER_ROWS
+    R(r.state, r.input, r.condition, r.action, r.next_state, row_name("responder", r))
+    for r in RESPONDER_ROWS
 ]
 Responder.table = index(RESPONDER_ROWS)
