@@ -247,3 +247,8 @@ def test_soap_table_against_generic_mode():
     for data, table in ((with_fpi, None), (agreed, soap), (generic, None)):
         back = decode(data, table=table)
         assert canonical_events(back.root) == canonical_events(parse_xml(xml).root)
+
+
+def test_control_characters_become_references_in_xml():
+    doc = decode(encode(Document(Element("r", [("a", ["\x01"])], ["x\x02y"])), public_id=1))
+    assert b'<r a="&#1;">x&#2;y</r>' in to_xml(doc)

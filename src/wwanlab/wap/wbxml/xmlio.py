@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import html.entities
+import re
 from typing import Literal
 from xml.parsers import expat
 
@@ -124,9 +125,16 @@ def parse_xml(
     )
 
 
+_NOT_XML_10 = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters WBXML strings may carry but XML 1.0 text cannot (XML 1.0 [2])."""
+
+
 def _escape(text: str, quote: bool = False) -> str:
+    """Escape markup; characters XML 1.0 forbids become references (XML 1.1 reads them)."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace('"', "&quot;") if quote else text
+    if quote:
+        text = text.replace('"', "&quot;")
+    return _NOT_XML_10.sub(lambda m: f"&#{ord(m.group())};", text)
 
 
 def _part_xml(part: Part, quote: bool) -> str:
