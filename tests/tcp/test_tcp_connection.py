@@ -315,3 +315,28 @@ def test_new_syn_above_the_old_sequence_space_ends_time_wait() -> None:
         assert flags(decode_segment(reply)) == answered
     assert lab.server.state(1) is State.CLOSED
     assert lab.server.state(2) is State.SYN_RECEIVED
+
+
+def test_quick_acks_acknowledge_the_first_segments_at_once() -> None:
+    lab = make_lab(TcpConfig(quick_acks=2, mss=1000))
+    conn = lab.client.connect(SERVER_ADDR, 0.0)
+    lab.client.send(conn, b"q" * 500)
+    lab.pair.run(until=0.5)
+    lab.pair.now = 1.0
+    lab.client.send(conn, b"r" * 500)
+    lab.pair.run(until=1.5)
+    lab.pair.now = 2.0
+    lab.client.send(conn, b"s" * 500)
+    lab.pair.run(until=3.0)
+    acks = [round(t, 9) for t, s in lab.segments("server")][1:]
+    assert acks == [0.15, 1.05, 2.25]  # two quick ACKs, then the 200 ms timer
+
+
+def test_linux_rto_floor_applies_to_the_variance_term() -> None:
+    linux = RtoEstimator(TcpConfig.linux())
+    rfc = RtoEstimator(TcpConfig(rto_min=RTO_MIN_LINUX))
+    for est in (linux, rfc):
+        for _ in range(40):
+            est.sample(0.1)  # RTTVAR decays towards 0
+    assert linux.rto == pytest.approx(0.1 + 0.2, abs=1e-6)  # SRTT + max(4 RTTVAR, 200 ms)
+    assert rfc.rto == pytest.approx(0.2)  # max(SRTT + 4 RTTVAR, 200 ms)

@@ -42,6 +42,7 @@ RTT_K = 4  # RFC 6298 2.3
 CLOCK_GRANULARITY = 0.001  # RFC 6298 2 "G"; Linux counts in jiffies of 1-4 ms
 DELAYED_ACK_TIMEOUT = 0.2  # RFC 1122 4.2.3.2 (< 0.5 s); BSD's 200 ms fast timer
 DELAYED_ACK_LINUX = 0.04  # Linux TCP_DELACK_MIN (HZ/25)
+QUICK_ACKS_LINUX = 16  # Linux TCP_MAX_QUICKACKS: ACK at once while a connection starts
 MSL = 120.0  # RFC 9293 3.4.2: Maximum Segment Lifetime, 2 minutes
 TIME_WAIT_LINUX = 60.0  # Linux TCP_TIMEWAIT_LEN
 RECEIVE_BUFFER = 65535  # largest window without RFC 7323 scaling
@@ -64,9 +65,11 @@ class TcpConfig:
     byte_counting: bool = True  # RFC 5681 3.1: CA grows 1 SMSS per cwnd of bytes acked
     delayed_ack: bool = True  # RFC 1122 4.2.3.2, RFC 5681 4.2
     delayed_ack_timeout: float = DELAYED_ACK_TIMEOUT
+    quick_acks: int = 0  # first data segments ACKed at once (Linux "quickack" mode)
     nagle: bool = True  # RFC 1122 4.2.3.4 / RFC 896, in Minshall's form as Linux
     rto_initial: float = RTO_INITIAL
     rto_min: float = RTO_MIN_RFC
+    rto_min_floors_variance: bool = False  # Linux tcp_set_rto: SRTT + max(K*RTTVAR, min)
     rto_max: float = RTO_MAX
     clock_granularity: float = CLOCK_GRANULARITY
     max_retries: int = MAX_RETRIES
@@ -98,12 +101,15 @@ class TcpConfig:
 
     @classmethod
     def linux(cls, variant: Variant = Variant.SACK, **overrides: object) -> "TcpConfig":
-        """Linux's values: 200 ms minimum RTO, IW10, 40 ms delayed ACK, 60 s TIME_WAIT."""
+        """Linux's values: IW10, 200 ms RTO floor on the variance term, 40 ms delayed
+        ACK with 16 quick ACKs at the start, 60 s TIME_WAIT, window scaling."""
         base = cls(
             variant,
             initial_window=InitialWindow.RFC6928,
             rto_min=RTO_MIN_LINUX,
             delayed_ack_timeout=DELAYED_ACK_LINUX,
+            quick_acks=QUICK_ACKS_LINUX,
+            rto_min_floors_variance=True,
             time_wait=TIME_WAIT_LINUX,
             window_scale=True,
         )

@@ -131,6 +131,7 @@ class TcpConnection:
         self._rtt_time = 0.0
         self._ack_now = False
         self._unacked = 0
+        self._quick_acks = config.quick_acks
         self.delack_deadline: float | None = None
         self.time_wait_deadline: float | None = None
 
@@ -431,7 +432,10 @@ class TcpConnection:
         self._events.append(DataReceived(self.conn_id, payload))
         self._unacked += len(payload)
         cfg = self.config
-        if not cfg.delayed_ack or self._unacked >= 2 * self.smss:
+        if self._quick_acks > 0:
+            self._quick_acks -= 1
+            self._ack_now = True
+        elif not cfg.delayed_ack or self._unacked >= 2 * self.smss:
             self._ack_now = True  # RFC 1122 4.2.3.2: every second full-sized segment
         elif self.delack_deadline is None:
             self.delack_deadline = now + cfg.delayed_ack_timeout

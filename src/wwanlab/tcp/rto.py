@@ -25,8 +25,12 @@ class RtoEstimator:
             self.srtt = (1 - RTT_ALPHA) * self.srtt + RTT_ALPHA * rtt
         self.samples += 1
         cfg = self._config
-        rto = self.srtt + max(cfg.clock_granularity, RTT_K * self.rttvar)
-        self.rto = min(max(rto, cfg.rto_min), cfg.rto_max)  # RFC 6298 2.4, 2.5
+        variance = max(cfg.clock_granularity, RTT_K * self.rttvar)
+        if cfg.rto_min_floors_variance:  # Linux: the minimum bounds the variance term
+            rto = self.srtt + max(variance, cfg.rto_min)
+        else:  # RFC 6298 2.4: the minimum bounds the RTO itself
+            rto = max(self.srtt + variance, cfg.rto_min)
+        self.rto = min(rto, cfg.rto_max)  # RFC 6298 2.5
 
     def backoff(self) -> None:
         """RFC 6298 5.5: RTO <- RTO * 2, capped at the maximum (2.5)."""
