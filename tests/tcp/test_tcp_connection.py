@@ -340,3 +340,39 @@ def test_linux_rto_floor_applies_to_the_variance_term() -> None:
             est.sample(0.1)  # RTTVAR decays towards 0
     assert linux.rto == pytest.approx(0.1 + 0.2, abs=1e-6)  # SRTT + max(4 RTTVAR, 200 ms)
     assert rfc.rto == pytest.approx(0.2)  # max(SRTT + 4 RTTVAR, 200 ms)
+
+
+def test_flow_control_zero_window_probes_and_window_updates() -> None:
+    """A reader that holds data closes the window; the sender probes with backoff
+    (RFC 9293 3.8.6.1) and resumes at once when the reader frees space."""
+    lab = make_lab(
+        TcpConfig(mss=1000, delayed_ack=False),
+        server_config=TcpConfig(
+            mss=1000, delayed_ack=False, receive_buffer=4000, auto_consume=False
+        ),
+    )
+    conn, data = bulk(lab, 10000)
+    lab.pair.run(until=5.0)
+    windows = [(round(t, 6), s.window) for t, s in lab.segments("server")]
+    assert windows == [
+        (0.05, 4000),
+        (0.15, 3000),
+        (0.15, 2000),
+        (0.15, 1000),
+        (0.15, 0),
+        (1.25, 0),  # answers to the probes
+        (3.25, 0),
+    ]
+    probes = [round(t, 6) for t, s in lab.segments("client") if not s.payload][1:]
+    assert probes == [1.2, 3.2]  # RTO 1 s after the zero window, then doubled
+    assert lab.client.stats(conn).window_probes == 2
+    assert lab.client.stats(conn).timeouts == 0  # probing is not a congestion signal
+    lab.pair.now = 5.0
+    lab.server.acknowledge_received(1, 4000)
+    lab.pair.run(until=5.5)
+    assert [round(t, 6) for t, s in lab.segments("server")][7] == 5.0  # window update
+    assert [round(t, 6) for t, s in lab.segments("client") if s.payload][4:8] == [5.05] * 4
+    lab.pair.now = 6.0
+    lab.server.acknowledge_received(1, 4000)
+    lab.pair.run(until=7.0)
+    assert lab.received("server") == data

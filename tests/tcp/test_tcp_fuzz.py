@@ -23,9 +23,17 @@ segments = st.lists(
 
 
 @settings(max_examples=60, deadline=None)
-@given(variant=st.sampled_from(["reno", "newreno", "sack"]), script=segments, close=st.booleans())
-def test_random_segments_never_raise(variant: str, script, close: bool) -> None:
-    lab = make_lab(TcpConfig.for_variant(variant, time_wait=1.0))
+@given(
+    variant=st.sampled_from(["reno", "newreno", "sack"]),
+    script=segments,
+    close=st.booleans(),
+    auto_consume=st.booleans(),
+)
+def test_random_segments_never_raise(variant: str, script, close: bool, auto_consume) -> None:
+    config = TcpConfig.for_variant(
+        variant, time_wait=1.0, auto_consume=auto_consume, receive_buffer=8000
+    )
+    lab = make_lab(config)
     conn = lab.client.connect(SERVER_ADDR, 0.0)
     lab.client.send(conn, b"x" * 5000)
     lab.pair.run(until=0.12)  # the server is in SYN-RECEIVED or ESTABLISHED

@@ -59,6 +59,7 @@ class TcpConfig:
     mss: int = ETHERNET_MSS  # RFC 9293 3.7.1: MSS we advertise and the cap on what we send
     initial_window: InitialWindow = InitialWindow.RFC5681
     receive_buffer: int = RECEIVE_BUFFER  # bytes; the window we advertise
+    auto_consume: bool = True  # the user reads at once; else acknowledge_received()
     window_scale: bool = False  # RFC 7323 2: offer the option (used if both offer it)
     dup_thresh: int = DUP_THRESH
     limited_transmit: bool = True  # RFC 3042

@@ -107,6 +107,11 @@ class TcpConnection:
         self._sack_ok = False
         self._reorder = ReorderQueue()
         self._peer_fin: int | None = None
+        self._unread = 0  # delivered but not yet acknowledged by the user
+        self._rcv_adv = 0  # right edge of the window last offered (RCV.NXT + RCV.WND)
+        self._max_snd_wnd = 0
+        self._probes = 0
+        self.persist_deadline: float | None = None
 
         # Congestion control (RFC 5681) and loss recovery.
         self.cwnd = self.smss
@@ -196,10 +201,35 @@ class TcpConnection:
 
     def get_timer(self) -> float | None:
         best: float | None = None
-        for t in (self.rto_deadline, self.delack_deadline, self.time_wait_deadline):
+        timers = (
+            self.rto_deadline,
+            self.delack_deadline,
+            self.time_wait_deadline,
+            self.persist_deadline,
+        )
+        for t in timers:
             if t is not None and (best is None or t < best):
                 best = t
         return best
+
+    def acknowledge_received(self, size: int) -> None:
+        """The user has taken ``size`` delivered bytes: reopen the window by as much,
+        and announce it when the edge moves far enough (RFC 1122 4.2.3.3)."""
+        before = self._rcv_adv
+        self._unread = max(self._unread - size, 0)
+        if self.state in SYNCHRONIZED and self._rcv_wnd() and self._rcv_adv > before:
+            self._ack_now = True  # a window update
+
+    def _rcv_wnd(self) -> int:
+        """RCV.WND: never shrinks the offered edge; with a reading user, moves the edge
+        only by min(MSS, buffer/2) at a time (receiver SWS avoidance, RFC 1122 4.2.3.3)."""
+        cfg = self.config
+        if cfg.auto_consume:
+            return cfg.receive_buffer
+        edge = self.rcv_nxt + max(cfg.receive_buffer - self._unread, 0)
+        if edge - self._rcv_adv >= min(self.smss, cfg.receive_buffer // 2):
+            self._rcv_adv = edge
+        return max(self._rcv_adv - self.rcv_nxt, 0)
 
     # --- timers -----------------------------------------------------------------------
 
@@ -212,8 +242,19 @@ class TcpConnection:
             self._ack_now = True
         if self.rto_deadline is not None and now >= self.rto_deadline:
             self._on_rto(now)
+        if self.persist_deadline is not None and now >= self.persist_deadline:
+            self._probe(now)
         if not self.closed:
             self.output(now)
+
+    def _probe(self, now: float) -> None:
+        """Zero-window probe (RFC 9293 3.8.6.1, RFC 1122 4.2.2.17): an old sequence
+        number, as Linux sends, so the peer answers with its current window."""
+        self.stats.window_probes += 1
+        self._emit(self.snd_una - 1, ACK, b"")
+        self._probes += 1
+        backoff = self.rto.rto * (1 << min(self._probes, 16))
+        self.persist_deadline = now + min(backoff, self.config.rto_max)
 
     def _on_rto(self, now: float) -> None:
         """RFC 6298 5.4-5.6 and RFC 5681 3.1 (loss window) on expiry."""
@@ -293,6 +334,7 @@ class TcpConnection:
             self._snd_wscale = seg.wscale
             self._rcv_wscale = _wscale_for(cfg.receive_buffer)
         self._sack_ok = cfg.variant is Variant.SACK and seg.sack_permitted
+        self._rcv_adv = self.rcv_nxt + cfg.receive_buffer
         if cfg.variant is Variant.SACK and not self._sack_ok:
             self.variant = Variant.NEWRENO  # the peer cannot SACK: fall back, as Linux
         self.cwnd = self.smss
@@ -306,9 +348,11 @@ class TcpConnection:
             return
         payload = seg.payload
         seg_len = len(payload) + (1 if flags & FIN else 0)
-        wnd = self.config.receive_buffer
-        # First: check the sequence number.
-        if seg_len == 0:
+        wnd = self._rcv_wnd()
+        # First: check the sequence number (RFC 9293 3.10.7.4, the four cases).
+        if wnd == 0:
+            acceptable = seg_len == 0 and seq == self.rcv_nxt
+        elif seg_len == 0:
             acceptable = self.rcv_nxt <= seq < self.rcv_nxt + wnd
         else:
             acceptable = seq < self.rcv_nxt + wnd and seq + seg_len > self.rcv_nxt
@@ -400,6 +444,7 @@ class TcpConnection:
     def _finish(self, now: float) -> None:
         self.state = State.CLOSED
         self.rto_deadline = self.delack_deadline = self.time_wait_deadline = None
+        self.persist_deadline = None
         self._exit_recovery(now)
         if self.stats.closed_at is None:
             self.stats.closed_at = now
@@ -411,7 +456,7 @@ class TcpConnection:
         if seq < self.rcv_nxt:
             payload = payload[self.rcv_nxt - seq :]
             seq = self.rcv_nxt
-        limit = self.rcv_nxt + self.config.receive_buffer
+        limit = self.rcv_nxt + self._rcv_wnd()
         if seq + len(payload) > limit:
             payload = payload[: limit - seq]
         if not payload:
@@ -429,6 +474,8 @@ class TcpConnection:
             payload += more
             self._ack_now = True  # RFC 5681 4.2: a segment that fills a gap
         self.stats.bytes_received += len(payload)
+        if not self.config.auto_consume:
+            self._unread += len(payload)
         self._events.append(DataReceived(self.conn_id, payload))
         self._unacked += len(payload)
         cfg = self.config
@@ -449,6 +496,10 @@ class TcpConnection:
         if self._snd_wl1 < seq or (self._snd_wl1 == seq and self._snd_wl2 <= ack):
             self.snd_wnd = window
             self._snd_wl1, self._snd_wl2 = seq, ack
+            self._max_snd_wnd = max(self._max_snd_wnd, window)
+            if window:
+                self.persist_deadline = None
+                self._probes = 0
         newly_sacked = 0
         if self._sack_ok and seg.sack_blocks:
             for left, right in seg.sack_blocks:
@@ -695,7 +746,17 @@ class TcpConnection:
                 if above is not None and above < end:
                     end = above
             if min(end, data_end) > limit:
-                break
+                # RFC 1122 4.2.3.4 (sender SWS): a partial segment only when the
+                # receiver's window is the limit and it is half its largest, or idle.
+                usable = limit - seq
+                if (
+                    usable <= 0
+                    or self.snd_wnd >= cwnd
+                    or seq < self.snd_max
+                    or (usable < self._max_snd_wnd // 2 and self.snd_max > self.snd_una)
+                ):
+                    break
+                end = seq + usable
             small = min(end, data_end) - seq < self.smss and end <= data_end
             if small and cfg.nagle and seq >= self.snd_max and self._snd_sml > self.snd_una:
                 break  # Minshall's Nagle: one small segment outstanding at a time
@@ -703,6 +764,9 @@ class TcpConnection:
             if small and end > self._snd_sml:
                 self._snd_sml = end
             self.snd_nxt = end
+        stalled = self.snd_nxt < send_end and self.snd_una == self.snd_max
+        if stalled and self.snd_wnd == 0 and self.persist_deadline is None:
+            self.persist_deadline = now + self.rto.rto  # RFC 9293 3.8.6.1
 
     def _sack_output(self, now: float) -> None:
         """RFC 6675 5 step (C): send while cwnd - pipe >= 1 SMSS."""
@@ -782,7 +846,7 @@ class TcpConnection:
         if flags & SYN:
             window = min(self.config.receive_buffer, 0xFFFF)  # RFC 7323 2.2
         else:
-            window = min(self.config.receive_buffer >> self._rcv_wscale, 0xFFFF)
+            window = min(self._rcv_wnd() >> self._rcv_wscale, 0xFFFF)
         ack = self.rcv_nxt % SEQ_MOD if flags & ACK else 0
         data = wire.encode_segment(
             self._emit_ports[0],

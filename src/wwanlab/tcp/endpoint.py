@@ -75,6 +75,12 @@ class TcpEndpoint:
         else:
             self._pending.add(conn_id)
 
+    def acknowledge_received(self, conn_id: int, size: int) -> None:
+        """With ``auto_consume=False``: the user has taken ``size`` delivered bytes, so
+        the receive window may reopen (as h2's ``acknowledge_received_data``)."""
+        self.connection(conn_id).acknowledge_received(size)
+        self._pending.add(conn_id)
+
     def abort(self, conn_id: int, now: float) -> None:
         """Reset the connection (RFC 9293 3.10.5)."""
         conn = self._open(conn_id)

@@ -19,6 +19,7 @@ class TcpStats:
     partial_acks: int = 0  # RFC 6582 partial acknowledgments
     dupacks_received: int = 0
     pure_acks_sent: int = 0
+    window_probes: int = 0  # zero-window probes (RFC 9293 3.8.6.1)
     rtt_samples: int = 0
     recovery_time: float = 0.0  # seconds spent in fast recovery
     established_at: float | None = None
