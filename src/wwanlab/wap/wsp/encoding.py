@@ -14,6 +14,7 @@ MAX_SHORT_LENGTH = 30  # WSP 8.4.2.2: Short-length <Octet 0-30>
 LENGTH_QUOTE = 31  # WSP 8.4.2.2: Length-quote, a uintvar length follows
 QUOTE = 127  # WSP 8.4.2.1: Quote, precedes a text string starting with an octet >= 128
 QUOTED_STRING_START = 34  # WSP 8.4.2.1: Quoted-string starts with <Octet 34>
+NO_VALUE_OCTET = 0  # an empty text string is its End-of-string alone
 MAX_LONG_INTEGER_OCTETS = 30  # WSP 8.4.2.1: Long-integer is Short-length Multi-octet-integer
 
 
@@ -44,6 +45,11 @@ class Reader:
 
     def at_end(self) -> bool:
         return self.pos >= self.end
+
+    def done(self, what: str = "value") -> None:
+        """Raise unless every octet was read."""
+        if self.pos < self.end:
+            raise WspCodecError(f"{self.end - self.pos} stray octets in the {what}")
 
     def peek(self) -> int:
         if self.pos >= self.end:
@@ -116,8 +122,14 @@ class Reader:
         return chunk
 
     def text_string(self) -> str:
-        """WSP 8.4.2.1 Text-string: [Quote] *TEXT End-of-string; the Quote is dropped."""
-        if self.peek() == QUOTE:
+        """WSP 8.4.2.1 Text-string: [Quote] *TEXT End-of-string; the Quote is dropped.
+
+        The first octet decides the form of a WSP value, so a text string cannot start
+        with a control octet (that would be a length) nor, unquoted, with 128-255."""
+        first = self.peek()
+        if NO_VALUE_OCTET < first < 0x20 or first >= 0x80:
+            raise WspCodecError(f"octet {first:#04x} cannot start a text string")
+        if first == QUOTE:
             self.pos += 1
             raw = self.cstring()
             if not raw or raw[0] < QUOTE:
@@ -179,9 +191,14 @@ def put_length(length: int) -> bytes:
 
 
 def put_text_string(text: str) -> bytes:
-    raw = text.encode("latin-1")
+    try:
+        raw = text.encode("latin-1")
+    except UnicodeEncodeError:
+        raise WspCodecError("text strings hold Latin-1 characters only") from None
     if b"\x00" in raw:
         raise WspCodecError("text strings cannot hold NUL")
+    if raw and raw[0] < 0x20:
+        raise WspCodecError("a text string cannot start with a control character")
     if raw and raw[0] >= QUOTE:  # an initial 127 would read as the Quote itself
         return bytes([QUOTE]) + raw + b"\x00"
     return raw + b"\x00"
