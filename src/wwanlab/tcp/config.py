@@ -35,6 +35,7 @@ RTO_INITIAL = 1.0  # RFC 6298 2.1: RTO before the first RTT sample
 RTO_MIN_RFC = 1.0  # RFC 6298 2.4: RTO SHOULD be rounded up to 1 s
 RTO_MIN_LINUX = 0.2  # Linux TCP_RTO_MIN (HZ/5)
 RTO_MAX = 60.0  # RFC 6298 2.5: a maximum MAY be placed on RTO, at least 60 s
+RTO_MAX_LINUX = 120.0  # Linux TCP_RTO_MAX
 RTO_SYN_FALLBACK = 3.0  # RFC 6298 5.7: RTO after a SYN timed out
 RTT_ALPHA = 1 / 8  # RFC 6298 2.3
 RTT_BETA = 1 / 4  # RFC 6298 2.3
@@ -102,12 +103,14 @@ class TcpConfig:
 
     @classmethod
     def linux(cls, variant: Variant = Variant.SACK, **overrides: object) -> "TcpConfig":
-        """Linux's values: IW10, 200 ms RTO floor on the variance term, 40 ms delayed
+        """Linux's values: IW10, 200 ms RTO floor on the variance term, 120 s maximum
+        RTO, 40 ms delayed
         ACK with 16 quick ACKs at the start, 60 s TIME_WAIT, window scaling."""
         base = cls(
             variant,
             initial_window=InitialWindow.RFC6928,
             rto_min=RTO_MIN_LINUX,
+            rto_max=RTO_MAX_LINUX,
             delayed_ack_timeout=DELAYED_ACK_LINUX,
             quick_acks=QUICK_ACKS_LINUX,
             rto_min_floors_variance=True,
