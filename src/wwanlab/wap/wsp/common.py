@@ -1,0 +1,82 @@
+"""Pieces both WSP modes share: method names, requests and replies as PDUs and back."""
+
+from wwanlab.wap.wsp.constants import PduType
+from wwanlab.wap.wsp.encoding import WspCodecError
+from wwanlab.wap.wsp.events import Headers
+from wwanlab.wap.wsp.headers import (
+    decode_content_type,
+    decode_headers,
+    encode_content_type,
+    encode_headers,
+)
+from wwanlab.wap.wsp.pdu import Get, Post, Reply
+from wwanlab.wap.wsp.status import http_to_wsp, wsp_to_http
+
+METHOD_NAMES: dict[int, str] = {
+    PduType.GET: "GET",
+    PduType.OPTIONS: "OPTIONS",
+    PduType.HEAD: "HEAD",
+    PduType.DELETE: "DELETE",
+    PduType.TRACE: "TRACE",
+    PduType.POST: "POST",
+    PduType.PUT: "PUT",
+}
+METHOD_CODES: dict[str, int] = {name: code for code, name in METHOD_NAMES.items()}
+DEFAULT_CONTENT_TYPE = "application/octet-stream"
+
+
+class WspError(WspCodecError):
+    """A WSP command that cannot be carried out now; ``reason`` is a WSP abort reason."""
+
+
+def split_content_type(headers: Headers) -> tuple[str | None, Headers]:
+    """The Content-Type header's value and the other headers."""
+    ctype = next((v for n, v in headers if n.lower() == "content-type"), None)
+    return ctype, tuple((n, v) for n, v in headers if n.lower() != "content-type")
+
+
+def request_pdu(method: str, uri: str, headers: Headers, body: bytes) -> Get | Post:
+    """A Get or Post PDU for an HTTP-style request (WSP 8.2.3)."""
+    code = METHOD_CODES.get(method.upper())
+    if code is None:
+        raise WspError(f"method {method!r} has no WSP PDU")
+    ctype, rest = split_content_type(headers)
+    if code in (PduType.POST, PduType.PUT):
+        return Post(
+            uri=uri,
+            method=code,
+            content_type=encode_content_type(ctype or DEFAULT_CONTENT_TYPE),
+            headers=encode_headers(rest),
+            data=body,
+        )
+    return Get(uri=uri, method=code, headers=encode_headers(rest))
+
+
+def request_fields(pdu: Get | Post) -> tuple[str, Headers, bytes]:
+    """(method name, headers with Content-Type, body) of a received request."""
+    method = METHOD_NAMES.get(pdu.method, f"X-{pdu.method:02X}")  # extended: by number
+    headers = tuple(decode_headers(pdu.headers))
+    if isinstance(pdu, Post):
+        return (
+            method,
+            (("Content-Type", decode_content_type(pdu.content_type)), *headers),
+            pdu.data,
+        )
+    return method, headers, b""
+
+
+def reply_pdu(status: int, headers: Headers, body: bytes) -> Reply:
+    ctype, rest = split_content_type(headers)
+    return Reply(
+        status=http_to_wsp(status),
+        content_type=encode_content_type(ctype or DEFAULT_CONTENT_TYPE),
+        headers=encode_headers(rest),
+        data=body,
+    )
+
+
+def reply_fields(pdu: Reply) -> tuple[int, Headers, bytes]:
+    """(HTTP status, headers with Content-Type first, body) of a received Reply."""
+    headers = tuple(decode_headers(pdu.headers))
+    ctype = decode_content_type(pdu.content_type)
+    return wsp_to_http(pdu.status), (("Content-Type", ctype), *headers), pdu.data
