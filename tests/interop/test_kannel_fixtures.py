@@ -5,6 +5,8 @@ what Wireshark's dissectors reported (the manifest), and encoding the decoded PD
 give back the same octets. Fixtures: scripts/record_kannel_fixtures.py.
 """
 
+import email.utils
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,6 +15,13 @@ from wwanlab.wap import wbxml
 from wwanlab.wap.wsp import pdu as wsp
 from wwanlab.wap.wsp.capabilities import ClientSduSize, ServerSduSize, encode_capabilities
 from wwanlab.wap.wsp.constants import PduType as WspType
+from wwanlab.wap.wsp.headers import (
+    WspCodecError,
+    decode_content_type,
+    decode_headers,
+    encode_content_type,
+    encode_headers,
+)
 from wwanlab.wap.wtp import pdu as wtp
 from wwanlab.wap.wtp.constants import PduType as WtpType
 
@@ -235,3 +244,60 @@ def test_kannel_compiled_deck_decodes_with_our_wbxml_codec(name: str, load_kanne
     doc = wbxml.decode(pdu.data)
     assert (doc.public_id, doc.charset) == ("-//WAPFORUM//DTD WML 1.1//EN", 4)
     assert KANNEL_DECK in wbxml.to_xml(doc)
+
+
+def _comparable(name: str, value: str, *, from_tshark: bool) -> tuple[str, str]:
+    """One rendering for both sides: tshark writes dates as "Nov 23, 2026 06:27:22 UTC"
+    where HTTP writes an IMF-fixdate, and media types and charset names are
+    case-insensitive (RFC 9110 8.3.1)."""
+    if name == "Date" and from_tshark:
+        when = datetime.strptime(value, "%b %d, %Y %H:%M:%S UTC").replace(tzinfo=UTC)
+        return name, email.utils.format_datetime(when, usegmt=True)
+    if name == "Content-Type":
+        return name, value.lower()
+    return name, value
+
+
+# OMNA's WSP content type registry assigns 0x5A to application/octet-stream, which
+# Kannel 1.4.5 uses (and tshark decodes); our assignment table does not have it yet.
+NO_OCTET_STREAM = pytest.mark.xfail(
+    strict=True, raises=WspCodecError, reason="content type 0x5A not in wsp.assigned"
+)
+
+
+def test_every_wsp_header_decodes_as_tshark_saw_it(kannel_fixture, request):
+    """Header blocks decode to what tshark shows, and re-encode octet for octet with
+    the encoding version Kannel announced (Encoding-Version: 1.2 in a ConnectReply,
+    1.3 in a connectionless Reply)."""
+    name, datagrams = kannel_fixture
+    if name.startswith("co_get_40k"):
+        request.applymarker(NO_OCTET_STREAM)
+    by_frame = {d.frame: d for d in datagrams}
+    blocks: list[tuple[wsp.Pdu, list[tuple[str, str]], bool]] = []
+    for d in datagrams:
+        if "wsp" not in d.expected:
+            continue
+        if d.connectionless:
+            _, pdu = wsp.decode_connectionless(d.payload)
+        else:
+            pdu = wsp.decode(_wsp_octets(d, by_frame))
+        ours: list[tuple[str, str]] = []
+        if isinstance(pdu, wsp.Post | wsp.Reply):
+            ours.append(("Content-Type", decode_content_type(pdu.content_type)))
+        if isinstance(pdu, wsp.Connect | wsp.ConnectReply | wsp.Get | wsp.Post | wsp.Reply):
+            ours += decode_headers(pdu.headers)
+        theirs = d.expected["wsp"].get("headers", [])
+        want = [_comparable(n, v, from_tshark=True) for n, v in theirs]
+        got = [_comparable(n, v, from_tshark=False) for n, v in ours]
+        assert got == want, f"{name} frame {d.frame}"
+        blocks.append((pdu, ours, d.expected["from_gateway"]))
+    announced = [v for _, hs, gw in blocks if gw for n, v in hs if n == "Encoding-Version"]
+    assert len(set(announced)) == 1, announced
+    major, minor = (int(x) for x in announced[0].split("."))
+    for pdu, headers, from_gateway in blocks:
+        if isinstance(pdu, wsp.Connect | wsp.ConnectReply | wsp.Get | wsp.Post | wsp.Reply):
+            # For a Post or Reply the first entry is the Content-Type field.
+            block = headers[1:] if isinstance(pdu, wsp.Post | wsp.Reply) else headers
+            assert encode_headers(block, (major, minor)) == pdu.headers
+        if isinstance(pdu, wsp.Reply) and from_gateway:
+            assert encode_content_type(headers[0][1], (major, minor)) == pdu.content_type
