@@ -376,3 +376,22 @@ def test_flow_control_zero_window_probes_and_window_updates() -> None:
     lab.server.acknowledge_received(1, 4000)
     lab.pair.run(until=7.0)
     assert lab.received("server") == data
+
+
+@pytest.mark.parametrize(("every_ack", "samples"), [(False, 2), (True, 5)])
+def test_rtt_sampling_once_per_window_or_on_every_ack(every_ack: bool, samples: int) -> None:
+    # SYN sample, then four segments of IW 4 acknowledged one by one.
+    lab = make_lab(TcpConfig(mss=1000, delayed_ack=False, rtt_every_ack=every_ack))
+    conn, _ = bulk(lab, 4000)
+    lab.pair.run(until=5)
+    assert lab.client.stats(conn).rtt_samples == samples
+
+
+def test_every_ack_sampling_obeys_karn() -> None:
+    hook, _ = drop_client_data([0])
+    lab = make_lab(TcpConfig(mss=1000, delayed_ack=False, rtt_every_ack=True), drop=hook)
+    conn, _ = bulk(lab, 1000)
+    lab.pair.run(until=5)
+    c = lab.client.connection(conn)
+    assert (c.stats.timeouts, c.stats.rtt_samples) == (1, 1)  # only the SYN's
+    assert c.rto.rto == 2.0  # the backed-off RTO is kept

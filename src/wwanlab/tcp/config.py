@@ -74,6 +74,7 @@ class TcpConfig:
     rto_min_floors_variance: bool = False  # Linux tcp_set_rto: SRTT + max(K*RTTVAR, min)
     rto_max: float = RTO_MAX
     clock_granularity: float = CLOCK_GRANULARITY
+    rtt_every_ack: bool = False  # RFC 6298 3 allows it; Linux samples every ACK
     max_retries: int = MAX_RETRIES
     syn_retries: int = SYN_RETRIES
     time_wait: float = 2 * MSL  # RFC 9293 3.4.2; shorten for simulations
@@ -114,6 +115,7 @@ class TcpConfig:
             delayed_ack_timeout=DELAYED_ACK_LINUX,
             quick_acks=QUICK_ACKS_LINUX,
             rto_min_floors_variance=True,
+            rtt_every_ack=True,
             time_wait=TIME_WAIT_LINUX,
             window_scale=True,
         )

@@ -12,6 +12,7 @@ RFC 6298. Which recovery runs is ``TcpConfig.variant``.
 """
 
 import random
+from collections import deque
 from enum import Enum
 
 from wwanlab.core.address import Address
@@ -133,6 +134,8 @@ class TcpConnection:
         self._retries = 0
         self._syn_retransmitted = False
         self._rtt_seq: int | None = None
+        self._sent_times: deque[tuple[int, float]] = deque()  # (end seq, time) per segment
+        self._karn_until = self.iss  # end of the highest range ever retransmitted
         self._rtt_time = 0.0
         self._ack_now = False
         self._unacked = 0
@@ -524,6 +527,14 @@ class TcpConnection:
             self.rto.sample(now - self._rtt_time)
             self.stats.rtt_samples += 1
             self._rtt_seq = None
+        sent = self._sent_times
+        if sent and sent[0][0] <= ack:  # sampling every ACK: the oldest segment it covers
+            end, sent_at = sent.popleft()
+            while sent and sent[0][0] <= ack:
+                sent.popleft()
+            if end > self._karn_until:  # Karn: never retransmitted
+                self.rto.sample(now - sent_at)
+                self.stats.rtt_samples += 1
         if self.snd_una == self.iss:  # our SYN is acknowledged
             self.snd_una = self.iss + 1
         drop = min(ack, self._data_end) - self._buf_seq
@@ -805,9 +816,12 @@ class TcpConnection:
             stats.retransmissions += 1
             stats.bytes_retransmitted += len(payload)
             self._rtt_seq = None  # Karn's rule
+            self._karn_until = max(self._karn_until, end)
         else:
             self.snd_max = end
-            if self._rtt_seq is None:
+            if self.config.rtt_every_ack:
+                self._sent_times.append((end, now))
+            elif self._rtt_seq is None:
                 self._rtt_seq, self._rtt_time = start, now
         stats.bytes_sent += len(payload)
         self._emit(start, flags, payload)
