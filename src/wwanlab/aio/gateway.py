@@ -117,6 +117,7 @@ class GatewayConfig:
     per_client_queue: int = 256  # requests one client host may have waiting
     fetch_timeout: float = FETCH_TIMEOUT
     seed: int | None = None  # WTP TID generator; None: from the OS
+    lenient_ack_tid: bool = False  # tolerate fakewap -c N's foreign Ack TIDs
 
 
 @dataclass
@@ -134,7 +135,9 @@ class Gateway:
     def __init__(self, config: GatewayConfig) -> None:
         self.config = config
         rng = random.Random(config.seed)
-        self.co = ConnectionOrientedServer(rng, config.limits, config.wtp)
+        self.co = ConnectionOrientedServer(
+            rng, config.limits, config.wtp, lenient_ack_tid=config.lenient_ack_tid
+        )
         self.cl = ConnectionlessServer(config.limits)
         self.stats: Counter[str] = Counter()
         self._queue: FairQueue[str, _Job] = FairQueue(config.per_client_queue)

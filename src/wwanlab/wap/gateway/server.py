@@ -50,7 +50,7 @@ from wwanlab.wap.wsp.pdu import (
     encode,
     encode_connectionless,
 )
-from wwanlab.wap.wtp.constants import TransactionClass
+from wwanlab.wap.wtp.constants import MAX_TID, TransactionClass
 from wwanlab.wap.wtp.endpoint import WtpEndpoint
 from wwanlab.wap.wtp.events import (
     AbortIndication,
@@ -58,9 +58,25 @@ from wwanlab.wap.wtp.events import (
     ResultConfirm,
     WtpEvent,
 )
+from wwanlab.wap.wtp.pdu import Ack
+from wwanlab.wap.wtp.pdu import encode as encode_wtp
+from wwanlab.wap.wtp.responder import ResponderState
 from wwanlab.wap.wtp.timers import SAR_SEGM_SIZE, WtpConfig
 
 from .translate import error_reply
+
+# WTP 9.3.3, 9.3.5: an Ack or a Negative Ack is at least 3 octets: the PDU type in bits
+# 6-3 of the first (CON, bit 7, says TPIs follow), an Ack's TIDve/TIDok in bit 2, the TID.
+ACK_LENGTH = 3
+_ACK = 0x03
+_NACK = 0x07
+_TVE_TOK = 0x04
+
+
+def _is_ack_or_nack(first: int) -> bool:
+    kind = (first >> 3) & 0x0F
+    return kind == _NACK or (kind == _ACK and not first & _TVE_TOK)
+
 
 MAX_UDP_PAYLOAD = 65507  # IPv4: 65535 - 20 (IP) - 8 (UDP)
 
@@ -162,6 +178,7 @@ class Session:
     last_active: float
     client_sdu_size: int = 0  # 0: no limit (WSP 8.3.2.1)
     methods: set[int] = field(default_factory=set)  # WTP handles in flight
+    connect_handle: int | None = None  # the Connect transaction, until acknowledged
 
 
 class ConnectionOrientedServer:
@@ -172,9 +189,13 @@ class ConnectionOrientedServer:
         rng: random.Random,
         limits: GatewayLimits | None = None,
         wtp_config: WtpConfig | None = None,
+        *,
+        lenient_ack_tid: bool = False,
     ) -> None:
         self.limits = limits or GatewayLimits()
         self.wtp = WtpEndpoint(rng, wtp_config)
+        self.lenient_ack_tid = lenient_ack_tid
+        self.retargeted_acks = 0
         self.sessions: dict[Address, Session] = {}
         self._next_session_id = 1
         self._method_session: dict[int, Session] = {}  # handle -> session
@@ -209,8 +230,37 @@ class ConnectionOrientedServer:
     # sans-IO contract
 
     def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        if self.lenient_ack_tid and len(data) >= ACK_LENGTH and _is_ack_or_nack(data[0]):
+            data = self._retarget_ack(data, addr)
         self.wtp.receive_datagram(data, addr, now)
         self._drain_wtp(now)
+
+    def _retarget_ack(self, data: bytes, addr: Address) -> bytes:
+        """fakewap ``-c N`` quirk: an Ack or Negative Ack naming another thread's TID.
+
+        fakewap's threads share one unlocked TID counter, so a thread acknowledges its
+        result with whichever TID another thread set last (docs/kannel.md). With
+        ``lenient_ack_tid``, an Ack (not a TIDve/TIDok one) or Negative Ack whose TID
+        matches none of the client's transactions is given to the client's one
+        transaction sending a result, when there is exactly one; anything else is left
+        as it came.
+        """
+        session = self.sessions.get(addr)
+        if session is None:
+            return data
+        handles = [*session.methods, session.connect_handle]
+        live = [h for h in handles if h is not None and self.wtp.state(h) is not None]
+        tid = int.from_bytes(data[1:3], "big") & MAX_TID
+        if any(self.wtp.tid_of(h) == tid for h in live):
+            return data
+        waiting = [h for h in live if self.wtp.state(h) == ResponderState.RESULT_RESP_WAIT]
+        if len(waiting) != 1:
+            return data
+        real = self.wtp.tid_of(waiting[0])
+        if real is None:
+            return data
+        self.retargeted_acks += 1
+        return bytes([data[0]]) + real.to_bytes(2, "big") + data[3:]
 
     def handle_timer(self, now: float) -> None:
         self.wtp.handle_timer(now)
@@ -266,6 +316,8 @@ class ConnectionOrientedServer:
                 if session is not None and pdu.session_id == session.session_id:
                     self._end_session(session, "client disconnect", now)
             case Get() | Post():
+                if session is not None:
+                    self._implicit_connect_ack(session, now)
                 self._method(event, pdu, session, now)
             case _:
                 self._refuse(event, WspReason.PROTOERR, f"{type(pdu).__name__} not served", now)
@@ -294,6 +346,7 @@ class ConnectionOrientedServer:
         )
         reply = ConnectReply(session_id=session.session_id, capabilities=capabilities)
         self.wtp.result(event.handle, encode(reply), now)
+        session.connect_handle = event.handle
         self._events.append(SessionOpened(event.peer, session.session_id))
 
     def _method(
@@ -311,6 +364,22 @@ class ConnectionOrientedServer:
             session.methods.add(event.handle)
             self._method_session[event.handle] = session
             self._events.append(MethodRequest(event.handle, event.peer, pdu))
+
+    def _implicit_connect_ack(self, session: Session, now: float) -> None:
+        """A method proves the client holds the ConnectReply: take it as the Ack.
+
+        A client may not invoke methods before S-Connect.cnf (WSP 7.1.3), so the session
+        is established even when its Ack never arrived. fakewap with ``-c N`` acks with
+        another thread's TID (docs/kannel.md); without this the ConnectReply would be
+        sent again 7 s later into the middle of the thread's Get. The Ack is fed to WTP
+        as the client's own, so the transaction ends by its normal RcvAck row.
+        """
+        handle, session.connect_handle = session.connect_handle, None
+        if handle is None or self.wtp.state(handle) is None:
+            return
+        tid = self.wtp.tid_of(handle)
+        if tid is not None:
+            self.wtp.receive_datagram(encode_wtp(Ack(tid=tid)), session.client, now)
 
     def _refuse(self, event: InvokeIndication, reason: WspReason, detail: str, now: float) -> None:
         if event.tcl != TransactionClass.CLASS_0 and self.wtp.state(event.handle) is not None:
