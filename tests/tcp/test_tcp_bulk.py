@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from tests.tcp.tcp_harness import make_lab
 
 from wwanlab.core.pair import CLIENT_ADDR, SERVER_ADDR, Pair
-from wwanlab.tcp import DataReceived, PeerClosed, State, TcpConfig, TcpEndpoint
+from wwanlab.tcp import DataReceived, PeerClosed, State, TcpConfig, TcpEndpoint, Variant
 from wwanlab.tcp.config import RTO_MIN_LINUX
 from wwanlab.tcp.models import mathis, pftk
 
@@ -32,18 +32,22 @@ MSS = 1460
 RTT = 0.1
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     variant=st.sampled_from(["reno", "newreno", "sack"]),
     size=st.integers(1, 40_000),
     loss=st.floats(0.0, 0.25),
     seed=st.integers(0, 2**16),
     delayed_ack=st.booleans(),
+    linux=st.booleans(),
 )
 def test_bulk_delivery_is_byte_exact_under_random_loss(
-    variant: str, size: int, loss: float, seed: int, delayed_ack: bool
+    variant: str, size: int, loss: float, seed: int, delayed_ack: bool, linux: bool
 ) -> None:
-    config = TcpConfig.for_variant(variant, delayed_ack=delayed_ack, time_wait=1.0)
+    if linux:
+        config = TcpConfig.linux(Variant(variant), delayed_ack=delayed_ack, time_wait=1.0)
+    else:
+        config = TcpConfig.for_variant(variant, delayed_ack=delayed_ack, time_wait=1.0)
     lab = make_lab(config, loss=loss, rng=random.Random(seed))
     data = random.Random(seed).randbytes(size)
     conn = lab.client.connect(SERVER_ADDR, 0.0)
