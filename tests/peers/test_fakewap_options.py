@@ -97,3 +97,11 @@ def test_config_is_wap_only_on_loopback(tmp_path: Path):
     assert f'log-file = "{tmp_path / "wapbox.log"}"' in lines
     assert lines.count("log-level = 2") == 2
     assert "smsc" not in text and "smsbox" not in text
+
+
+def test_parse_run_without_finished_transactions_has_no_average():
+    log = (
+        "2026-11-23 06:24:20 [1] [0] INFO: fakewap: time of best, worst and average "
+        "transaction: 1000000.0 s, 0.0 s, -nan s\n"
+    )
+    assert parse_fakewap_log(log, 0, 1.0).average_s is None

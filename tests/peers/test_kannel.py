@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from wwanlab.peers.kannel import (
+    LOG_WARNING,
     WSP_CONNECTION_ORIENTED_PORT,
     FakewapOptions,
     KannelError,
@@ -100,7 +101,7 @@ def test_segmented_post_reaches_the_origin(gateway: KannelGateway, origin: Origi
 
 
 def test_stop_ends_both_boxes_and_frees_the_ports(tmp_path: Path):
-    gw = KannelGateway(workdir=tmp_path / "kannel", log_level=2)
+    gw = KannelGateway(workdir=tmp_path / "kannel", log_level=LOG_WARNING)
     with gw:
         pids = gw.pids()
         assert set(pids) == {"bearerbox", "wapbox"}
@@ -138,10 +139,10 @@ def test_start_moves_to_another_address_when_the_chosen_one_was_taken(monkeypatc
     answers = iter(["127.0.0.250"])  # as if the address had been free when probed
     monkeypatch.setattr(kannel, "free_wdp_host", lambda: next(answers, None) or real())
     try:
-        with KannelGateway(log_level=2) as gw:
+        with KannelGateway(log_level=LOG_WARNING) as gw:
             assert gw.wdp_host != "127.0.0.250"
             assert udp_port_in_use(gw.wdp_host, WSP_CONNECTION_ORIENTED_PORT)
-        fixed = KannelGateway(wdp_host="127.0.0.250", workdir=tmp_path, log_level=2)
+        fixed = KannelGateway(wdp_host="127.0.0.250", workdir=tmp_path, log_level=LOG_WARNING)
         with pytest.raises(KannelError, match="bearerbox exited"), fixed:
             pass
     finally:

@@ -383,7 +383,8 @@ def parse_fakewap_log(log: str, returncode: int, wall_time: float) -> FakewapRes
             running = float(s.group(1))
         elif s := _TIMES.search(text):
             best, worst = float(s.group(1)), float(s.group(2))
-            average = float(s.group(3)) if s.group(3) != "-nan" else None
+            mean = float(s.group(3))  # "-nan" when no transaction finished
+            average = None if math.isnan(mean) else mean
     return FakewapResult(
         returncode=returncode,
         wall_time=wall_time,
