@@ -395,3 +395,37 @@ def test_every_ack_sampling_obeys_karn() -> None:
     c = lab.client.connection(conn)
     assert (c.stats.timeouts, c.stats.rtt_samples) == (1, 1)  # only the SYN's
     assert c.rto.rto == 2.0  # the backed-off RTO is kept
+
+
+def test_simultaneous_close_passes_through_closing() -> None:
+    lab = make_lab(TcpConfig(time_wait=2.0))
+    conn = lab.client.connect(SERVER_ADDR, 0.0)
+    lab.pair.run(until=0.2)
+    lab.pair.now = 0.5
+    lab.client.close(conn)
+    lab.server.close(1)
+    lab.pair.run(until=0.56)
+    assert lab.client.state(conn) is State.CLOSING  # RFC 9293 Figure 5
+    assert lab.server.state(1) is State.CLOSING
+    lab.pair.run()
+    fins = [(s.side, round(s.sent_at, 6), flags(decode_segment(s.data))) for s in lab.pair.log]
+    assert fins[-4:-2] == [("client", 0.5, "F."), ("server", 0.5, "F.")]
+    assert sorted(fins[-2:]) == [("client", 0.55, "."), ("server", 0.55, ".")]
+    assert lab.client.stats(conn).closed_at == pytest.approx(0.6)  # TIME-WAIT entered
+    assert lab.pair.now == pytest.approx(2.6)
+
+
+def test_half_close_keeps_the_other_direction_open() -> None:
+    lab = make_lab(TcpConfig(time_wait=1.0))
+    conn = lab.client.connect(SERVER_ADDR, 0.0)
+    lab.client.send(conn, b"request")
+    lab.client.close(conn)  # HTTP/1.0 style: request, then FIN
+    lab.pair.run(until=0.3)
+    assert lab.client.state(conn) is State.FIN_WAIT_2
+    assert lab.server.state(1) is State.CLOSE_WAIT
+    lab.server.send(1, b"r" * 5000)  # the reply still flows
+    lab.server.close(1)
+    lab.pair.run()
+    assert lab.received("client") == b"r" * 5000
+    assert lab.received("server") == b"request"
+    assert lab.client.state(conn) is State.CLOSED and lab.server.state(1) is State.CLOSED
