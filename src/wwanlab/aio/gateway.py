@@ -60,6 +60,7 @@ from wwanlab.wap.gateway.translate import (
 )
 from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
 from wwanlab.wap.wsp.pdu import Reply
+from wwanlab.wap.wsp.status import wsp_to_http
 from wwanlab.wap.wtp.timers import WtpConfig
 
 from .udp import UdpDriver
@@ -298,7 +299,7 @@ class Gateway:
                 client=_fmt(job.client),
                 method=job.request.method,
                 url=job.request.url,
-                status=reply.status,
+                status=wsp_to_http(reply.status),
                 bytes=len(reply.data),
                 ms=round((time.perf_counter() - started) * 1000, 2),
             )

@@ -34,7 +34,7 @@ def version() -> None:
     print(__version__)
 
 
-COMMAND_MODULES: list[str] = ["run", "reproduce", "links", "probe", "wbxml"]
+COMMAND_MODULES: list[str] = ["run", "reproduce", "links", "probe", "wbxml", "gateway", "get"]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""
 
 for _name in COMMAND_MODULES:
