@@ -134,3 +134,35 @@ def test_throughput_sweep_against_models(variant: str, p: float) -> None:
     low = 0.70 if p <= 0.02 else 0.60
     assert low <= to_mathis <= 1.30
     assert 0.85 <= to_pftk <= 1.30
+
+
+class NearWrap(random.Random):
+    """An ISN just below 2**32, so the transfer crosses the sequence wrap."""
+
+    def __init__(self, below: int) -> None:
+        super().__init__(below)
+        self.below = below
+
+    def getrandbits(self, k: int) -> int:
+        return 2**32 - self.below
+
+
+@pytest.mark.parametrize("variant", ["reno", "newreno", "sack"])
+def test_sequence_numbers_wrap_around(variant: str) -> None:
+    config = TcpConfig.for_variant(variant, mss=1000, time_wait=1.0)
+    client = TcpEndpoint(*CLIENT_ADDR, config, NearWrap(3000))
+    server = TcpEndpoint(*SERVER_ADDR, config, NearWrap(4321))
+    server.listen()
+    pair = Pair(client, server, latency=0.05, loss=0.1, rng=random.Random(8))
+    data = random.Random(9).randbytes(20_000)
+    conn = client.connect(SERVER_ADDR, 0.0)
+    client.send(conn, data)
+    server_reply = random.Random(10).randbytes(20_000)
+    pair.run(until=0.2)
+    server.send(1, server_reply)
+    pair.run(until=600)
+    received = b"".join(e.data for e in pair.server_events if isinstance(e, DataReceived))
+    replied = b"".join(e.data for e in pair.client_events if isinstance(e, DataReceived))
+    assert received == data and replied == server_reply
+    assert client.connection(conn).iss > 2**32 - 5000
+    assert client.stats(conn).retransmissions > 0
