@@ -16,7 +16,7 @@ class TcpStats:
     bytes_retransmitted: int = 0
     timeouts: int = 0  # RTO expiries (RFC 6298 5.4)
     fast_retransmits: int = 0  # entries into fast retransmit / loss recovery
-    partial_acks: int = 0  # RFC 6582 partial acknowledgments
+    partial_acks: int = 0  # new ACKs inside recovery that do not end it (RFC 6582 term)
     dupacks_received: int = 0
     pure_acks_sent: int = 0
     window_probes: int = 0  # zero-window probes (RFC 9293 3.8.6.1)
