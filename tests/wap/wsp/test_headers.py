@@ -18,13 +18,14 @@ from wwanlab.wap.wsp.assigned import (
     content_type_code,
     field_code,
 )
+from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.headers import (
     Header,
-    WspCodecError,
     decode_content_type,
     decode_headers,
     encode_content_type,
     encode_headers,
+    split_http_lists,
 )
 from wwanlab.wap.wsp.status import http_to_wsp, wsp_to_http
 
@@ -212,12 +213,17 @@ def test_every_prefix_raises_only_the_codec_error(
 # --- round trips ---------------------------------------------------------------------------
 
 
-def _split_lists(headers: list[Header], version: EncodingVersion) -> list[Header]:
-    """What one more encode/decode does to a decoded list: HTTP lists split into elements."""
+def _after_round_trip(headers: list[Header], version: EncodingVersion) -> list[Header]:
+    """Decoded values come back exactly; a value holding an HTTP list comes back as its
+    elements, each in its decoded form."""
     out: list[Header] = []
     for name, value in headers:
-        out += decode_headers(encode_headers([(name, value)], version))
-    return [(n.lower(), v) for n, v in out]
+        parts = split_http_lists([(name, value)])
+        if parts == [(name, value)]:
+            out.append((name.lower(), value))
+        else:
+            out += [(n.lower(), v) for n, v in decode_headers(encode_headers(parts, version))]
+    return out
 
 
 @settings(max_examples=400)
@@ -228,7 +234,7 @@ def test_any_decodable_block_survives_encoding(data: bytes, version: EncodingVer
     except WspCodecError:
         return
     again = decode_headers(encode_headers(headers, version))
-    assert [(n.lower(), v) for n, v in again] == _split_lists(headers, version)
+    assert [(n.lower(), v) for n, v in again] == _after_round_trip(headers, version)
 
 
 tokens = st.text("abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=10)

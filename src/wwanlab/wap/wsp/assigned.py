@@ -456,7 +456,6 @@ PARAMETER_INFO: dict[int, tuple[str, str]] = {c: (n, kind) for c, n, kind, _ in 
 CHARSET_NAMES: dict[int, str] = {number: name for name, number in CHARSETS.items()}
 LANGUAGE_NAMES: dict[int, str] = {number: name for name, number in LANGUAGES.items()}
 _FIELDS_BY_NAME = _by_name(FIELDS)
-_TYPES_BY_NAME = _by_name(CONTENT_TYPES)
 _PARAMS_BY_NAME = _by_name(tuple((c, n, v) for c, n, _, v in PARAMETERS))
 
 
@@ -471,15 +470,16 @@ def field_code(name: str, version: EncodingVersion) -> int | None:
 
 
 def content_type_code(media: str, version: EncodingVersion) -> int | None:
-    """The well-known or registered number of a media type usable at ``version``."""
-    key = media.lower()
-    if key in CONTENT_TYPE_ALIASES:
-        return CONTENT_TYPE_ALIASES[key]
-    code = _newest(_TYPES_BY_NAME.get(key, []), version)
+    """The well-known or registered number of a media type usable at ``version``.
+
+    Names match exactly, so that decoding gives back the spelling that was encoded."""
+    if media in CONTENT_TYPE_ALIASES:
+        return CONTENT_TYPE_ALIASES[media]
+    code = _newest([(c, v) for c, name, v in CONTENT_TYPES if name == media], version)
     if code is not None:
         return code
     for number, name in REGISTERED_CONTENT_TYPES.items():
-        if name.lower() == key:
+        if name == media:
             return number
     return None
 

@@ -29,6 +29,7 @@ from datetime import UTC
 from wwanlab.wap.wsp.assigned import (
     CHARSET_NAMES,
     CHARSETS,
+    CONTENT_TYPE_ALIASES,
     CONTENT_TYPE_NAMES,
     DEFAULT_ENCODING_VERSION,
     FIELD_NAMES,
@@ -62,6 +63,7 @@ __all__ = [
     "decode_headers",
     "encode_content_type",
     "encode_headers",
+    "split_http_lists",
 ]
 
 Header = tuple[str, str]
@@ -70,6 +72,7 @@ DEFAULT_CODE_PAGE = 1  # WSP 8.4.1.1
 SHIFT_DELIMITER = 127  # WSP 8.4.1.1: followed by the page identity
 MAX_SHORT_CUT_SHIFT = 31  # WSP 8.4.1.1: Short-cut-shift-delimiter 1..31
 NO_VALUE = 0x00  # WSP 8.4.2.3: No-value
+_WS = " \t"  # HTTP whitespace; str.strip() alone would also eat \x1c-\x1f and \xa0
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 token
 
 # WSP 8.4.2.x well-known value tokens, each a Short-integer 0x80 + index.
@@ -135,30 +138,44 @@ class _Unencodable(Exception):
 
 
 def _quote(value: str) -> str:
-    return value if value and _TOKEN.match(value) else '"' + value.replace('"', '\\"') + '"'
+    """An HTTP parameter value: a token as is, anything else as a quoted-string."""
+    if value and _TOKEN.match(value):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        return value[1:-1].replace('\\"', '"')
-    return value
+    value = value.strip(_WS)
+    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+        return value
+    out, escaped = [], False
+    for char in value[1:-1]:
+        if escaped or char != "\\":
+            out.append(char)
+            escaped = False
+        else:
+            escaped = True
+    return "".join(out)
 
 
 def _split(value: str, separator: str) -> list[str]:
-    """Split on ``separator`` outside quoted strings."""
+    """Split on ``separator`` outside quoted strings (which may hold backslash escapes)."""
     parts: list[str] = []
     current: list[str] = []
-    quoted = False
+    quoted = escaped = False
     for char in value:
-        if char == '"':
+        if escaped:
+            escaped = False
+        elif quoted and char == "\\":
+            escaped = True
+        elif char == '"':
             quoted = not quoted
-        if char == separator and not quoted:
-            parts.append("".join(current).strip())
+        elif char == separator and not quoted:
+            parts.append("".join(current).strip(_WS))
             current = []
-        else:
-            current.append(char)
-    parts.append("".join(current).strip())
+            continue
+        current.append(char)
+    parts.append("".join(current).strip(_WS))
     return parts
 
 
@@ -201,7 +218,7 @@ def _q_text(raw: int) -> str:
 
 
 def _q_raw(text: str) -> int:
-    match = re.fullmatch(r"0(?:\.(\d{0,3}))?", text.strip())
+    match = re.fullmatch(r"0(?:\.(\d{1,3}))?", text)
     if not match:
         raise _Unencodable
     digits = match.group(1) or ""
@@ -254,6 +271,14 @@ def _token_or(table: tuple[str, ...] | dict[int, str]) -> Callable[[Reader], str
     return decode
 
 
+def _token(reader: Reader) -> str:
+    """Token-text (WSP 8.4.2.1): a text string that is an RFC 9110 token."""
+    text = reader.text_string()
+    if not _TOKEN.match(text):
+        raise WspCodecError(f"{text!r} is not a token")
+    return text
+
+
 def _integer_text(reader: Reader) -> str:
     return str(reader.integer_value())
 
@@ -268,10 +293,10 @@ def _media(reader: Reader) -> str:
     if first & 0x80:
         return _content_type_name(reader.short_integer())
     if first > LENGTH_QUOTE:
-        return reader.text_string()
+        return _text(reader)
     inner = reader.sub(reader.length())
     if inner.peek() > LENGTH_QUOTE and not inner.peek() & 0x80:
-        media = inner.text_string()
+        media = _text(inner)
     else:
         media = _content_type_name(inner.integer_value())
     return media + _params(inner)
@@ -291,12 +316,11 @@ def _charset_name(code: int) -> str:
 
 
 def _charset_code(name: str) -> int:
-    key = name.lower()
-    if key == "*":
+    if name == "*":
         return 0
-    if key in CHARSETS:
-        return CHARSETS[key]
-    match = re.fullmatch(r"x-mibenum-(\d{1,9})", key)
+    if name in CHARSETS:
+        return CHARSETS[name]
+    match = re.fullmatch(r"x-mibenum-([1-9]\d{0,8})", name)
     if match:
         return int(match.group(1))
     raise _Unencodable
@@ -322,10 +346,10 @@ def _accept_charset(reader: Reader) -> str:
     if first & 0x80:
         return _charset_name(reader.short_integer())
     if first > LENGTH_QUOTE:
-        return reader.text_string()
+        return _text(reader)
     inner = reader.sub(reader.length())
     if inner.peek() > LENGTH_QUOTE and not inner.peek() & 0x80:
-        name = inner.text_string()
+        name = _text(inner)
     else:
         name = _charset_name(inner.integer_value())
     return _with_q(inner, name)
@@ -343,7 +367,7 @@ def _language(reader: Reader) -> str:
     if first & 0x80:
         return _language_name(reader.short_integer())
     if first > LENGTH_QUOTE:
-        return reader.text_string()
+        return _text(reader)
     return _language_name(reader.long_integer())
 
 
@@ -365,7 +389,7 @@ def _field_name(reader: Reader) -> str:
         if code not in FIELD_NAMES:
             raise WspCodecError(f"field code {code:#x} is not assigned")
         return FIELD_NAMES[code]
-    return reader.text_string()
+    return _text(reader)
 
 
 def _method(reader: Reader) -> str:
@@ -374,7 +398,7 @@ def _method(reader: Reader) -> str:
         if code not in _METHODS:
             raise WspCodecError(f"method {code:#x} is not a well-known method")
         return _METHODS[PduType(code)]
-    return reader.text_string()
+    return _text(reader)
 
 
 def _cache_control(reader: Reader) -> str:
@@ -385,10 +409,10 @@ def _cache_control(reader: Reader) -> str:
             raise WspCodecError(f"cache directive {index} is not assigned")
         return _CACHE_DIRECTIVES[index]
     if first > LENGTH_QUOTE:
-        return reader.text_string()
+        return _text(reader)
     inner = reader.sub(reader.length())
     if not inner.peek() & 0x80:
-        name = inner.text_string()  # Cache-extension and its value
+        name = _token(inner)  # Cache-extension and its value
         value = _param_value_text(inner)
         inner.done()
         return f"{name}={value}"
@@ -476,7 +500,7 @@ def _credentials(reader: Reader) -> str:
         password = inner.text_string()
         inner.done()
         return "Basic " + base64.b64encode(f"{user}:{password}".encode("latin-1")).decode()
-    scheme = inner.text_string()
+    scheme = _token(inner)
     return _scheme_params(scheme, inner)
 
 
@@ -487,7 +511,7 @@ def _challenge(reader: Reader) -> str:
         realm = inner.text_string()
         inner.done()
         return f"Basic realm={_quote(realm)}"
-    scheme = inner.text_string()
+    scheme = _token(inner)
     realm = inner.text_string()
     rest = _scheme_params(scheme, inner).removeprefix(scheme)
     return f"{scheme} realm={_quote(realm)}" + ("," + rest if rest else "")
@@ -508,7 +532,7 @@ def _disposition(reader: Reader) -> str:
 
 def _application_id(reader: Reader) -> str:
     if reader.peek() > LENGTH_QUOTE and not reader.peek() & 0x80:
-        return reader.text_string()
+        return _text(reader)
     number = reader.integer_value()
     return _APPLICATION_IDS[number] if number < len(_APPLICATION_IDS) else str(number)
 
@@ -518,7 +542,7 @@ def _version(reader: Reader) -> str:
         octet = reader.short_integer()
         major, minor = octet >> 4, octet & 0x0F
         return f"{major}" if minor == 0x0F else f"{major}.{minor}"
-    return reader.text_string()
+    return _text(reader)
 
 
 def _encoding_version(reader: Reader) -> str:
@@ -590,7 +614,7 @@ def _params(reader: Reader) -> str:
 def _param(reader: Reader) -> tuple[str, str | None]:
     first = reader.peek()
     if LENGTH_QUOTE < first < 0x80:  # Untyped-parameter: Token-text Untyped-value
-        name = reader.text_string()
+        name = _token(reader)
         return name, _untyped_value(reader)
     code = reader.integer_value()
     if code not in PARAMETER_INFO:
@@ -747,9 +771,7 @@ def decode_headers(block: bytes) -> list[Header]:
         if first == NO_VALUE:
             raise WspCodecError("header with an empty name")
         reader.pos -= 1
-        name = reader.text_string()
-        if not _TOKEN.match(name):
-            raise WspCodecError(f"application header name {name!r} is not a token")
+        name = _token(reader)
         headers.append((name, _text(reader)))
     return headers
 
@@ -805,7 +827,7 @@ def _enc_token_or(
     index = {name: code for code, name in items}
 
     def encode(value: str, version: EncodingVersion) -> bytes:
-        code = index.get(value.lower())
+        code = index.get(value)
         return put_short_integer(code) if code is not None else _enc_token_text(value)
 
     return encode
@@ -837,7 +859,7 @@ def _split_media(value: str) -> tuple[str, list[tuple[str, str | None]]]:
         if not part:
             raise _Unencodable
         name, eq, raw = part.partition("=")
-        params.append((name.strip(), _unquote(raw) if eq else None))
+        params.append((name.strip(_WS), _unquote(raw) if eq else None))
     return parts[0], params
 
 
@@ -969,7 +991,7 @@ def _enc_accept_charset(value: str, version: EncodingVersion) -> bytes:
 
 def _enc_accept_encoding(value: str, version: EncodingVersion) -> bytes:
     name, q = _enc_with_q(value, version)
-    code = _ENCODINGS.index(name.lower()) if name.lower() in _ENCODINGS else None
+    code = _ENCODINGS.index(name) if name in _ENCODINGS else None
     if q is None and code != 3:
         return put_short_integer(code) if code is not None else _enc_token_text(name)
     head = put_short_integer(code) if code is not None else _enc_token_text(name)
@@ -977,7 +999,7 @@ def _enc_accept_encoding(value: str, version: EncodingVersion) -> bytes:
 
 
 def _enc_language(value: str, version: EncodingVersion) -> bytes:
-    code = LANGUAGES.get(value.lower())
+    code = LANGUAGES.get(value)
     if code is None:
         return _enc_token_text(value)
     return put_integer_value(code)
@@ -985,7 +1007,7 @@ def _enc_language(value: str, version: EncodingVersion) -> bytes:
 
 def _enc_accept_language(value: str, version: EncodingVersion) -> bytes:
     name, q = _enc_with_q(value, version)
-    code = LANGUAGES.get(name.lower())
+    code = LANGUAGES.get(name)
     if q is None and (code is None or code <= 0x7F):
         return _enc_language(name, version)
     head = put_integer_value(code) if code is not None else _enc_token_text(name)
@@ -1008,7 +1030,7 @@ def _enc_public(value: str, version: EncodingVersion) -> bytes:
 
 def _enc_cache_control(value: str, version: EncodingVersion) -> bytes:
     name, eq, arg = value.partition("=")
-    name = name.strip()
+    name = name.strip(_WS)
     if name in _CACHE_DIRECTIVES:
         index = _CACHE_DIRECTIVES.index(name)
         if index == 0x0B and version < (1, 3):
@@ -1020,7 +1042,7 @@ def _enc_cache_control(value: str, version: EncodingVersion) -> bytes:
         if name in _CACHE_DELTA:
             return _general(put_short_integer(index) + put_integer_value(_integer(arg)))
         if name in _CACHE_FIELDS:
-            fields = [f.strip() for f in _unquote(arg).split(",")]
+            fields = [f.strip(_WS) for f in _unquote(arg).split(",")]
             if not all(fields):
                 raise _Unencodable
             body = b"".join(_enc_field_name(f, version) for f in fields)
@@ -1099,7 +1121,7 @@ def _enc_auth_params(text: str, version: EncodingVersion) -> bytes:
     out = b""
     for item in _split_list(text):
         name, eq, raw = item.partition("=")
-        out += _enc_param(name.strip(), _unquote(raw) if eq else None, version)
+        out += _enc_param(name.strip(_WS), _unquote(raw) if eq else None, version)
     return out
 
 
@@ -1255,28 +1277,48 @@ _LIST_FIELDS = frozenset(
 )
 
 
+def split_http_lists(headers: Iterable[Header]) -> list[Header]:
+    """The header list as WSP carries it: each element of an HTTP list value (Accept,
+    Cache-Control, ...) as a header of its own."""
+    out: list[Header] = []
+    for name, value in headers:
+        items = _split_list(value) if name.lower() in _LIST_FIELDS else []
+        if len(items) > 1 and all(item[0] >= " " for item in items):
+            out += [(name, item) for item in items]
+        else:
+            out.append((name, value))
+    return out
+
+
 def encode_headers(
     headers: Iterable[Header], version: EncodingVersion = DEFAULT_ENCODING_VERSION
 ) -> bytes:
     """A WSP header block for an HTTP header list, using codes ``version`` knows."""
-    out = bytearray()
-    for name, value in headers:
-        key = name.lower()
-        values = _split_list(value) if key in _LIST_FIELDS else [value]
-        for item in values or [value]:
-            out += _encode_one(name, item, version)
-    return bytes(out)
+    return b"".join(_encode_one(name, value, version) for name, value in split_http_lists(headers))
 
 
 def _encode_one(name: str, value: str, version: EncodingVersion) -> bytes:
+    """The compact form when there is one and it decodes to exactly ``value`` (HTTP
+    spellings the compact form cannot keep, such as extra spaces, go as text)."""
     code = field_code(name, version)
     encoder = _ENCODERS.get(name.lower())
     if code is not None and encoder is not None:
         try:
-            return put_short_integer(code) + encoder(value, version)
+            compact = encoder(value, version)
+            if _same_value(_decode_value(FIELD_NAMES[code], Reader(compact)), value):
+                return put_short_integer(code) + compact
         except (_Unencodable, WspCodecError):
             pass  # no compact form for this value: send it as text
     return _application_header(name, value)
+
+
+def _same_value(decoded: str, value: str) -> bool:
+    """Whether ``decoded`` says ``value``; a disputed media type spelling counts as the
+    OMNA one it is encoded as (docs/wsp-headers.md)."""
+    media, separator, rest = value.partition(";")
+    if media in CONTENT_TYPE_ALIASES:
+        value = CONTENT_TYPE_NAMES[CONTENT_TYPE_ALIASES[media]] + separator + rest
+    return decoded == value
 
 
 def _application_header(name: str, value: str) -> bytes:
@@ -1292,6 +1334,9 @@ def _application_header(name: str, value: str) -> bytes:
 def encode_content_type(value: str, version: EncodingVersion = DEFAULT_ENCODING_VERSION) -> bytes:
     """The ContentType field of a Reply, Post or Push for an HTTP media type."""
     try:
-        return _enc_media(value, version)
-    except _Unencodable:
-        raise WspCodecError(f"content type {value!r} cannot be encoded") from None
+        encoded = _enc_media(value, version)
+        if _same_value(decode_content_type(encoded), value):
+            return encoded
+    except (_Unencodable, WspCodecError):
+        pass
+    raise WspCodecError(f"content type {value!r} cannot be encoded")
