@@ -1,6 +1,6 @@
 """The discrete-event kernel: a heap of timed callbacks on virtual time.
 
-Entries are ``(time, sequence, handle)``; the sequence number breaks ties so that two
+Entries are ``[time, sequence, callback, args]``; the sequence number breaks ties so that two
 callbacks due at the same instant run in the order they were scheduled, which makes a
 run a pure function of the scenario and its seed. Randomness comes from named streams
 (``wwanlab.core.rng.RngStreams``) derived from the scenario seed, one per component, and
@@ -23,27 +23,41 @@ class SimulationError(WwanlabError, RuntimeError):
     """A misuse of the kernel: scheduling into the past, a bad time."""
 
 
+Entry = list[Any]
+"""A heap entry ``[when, sequence, fn, args]``; ``fn`` is None once cancelled or run.
+
+A list rather than a tuple so that cancelling is one store into the entry the heap
+already holds, with no separate handle object for callbacks nobody can cancel."""
+
+
 class Handle:
     """A scheduled callback; ``cancel()`` stops it from running."""
 
-    __slots__ = ("_args", "_fn", "when")
+    __slots__ = ("_entry",)
 
-    def __init__(self, when: float, fn: Callback, args: tuple[Any, ...]) -> None:
-        self.when = when
-        self._fn: Callback | None = fn
-        self._args = args
+    def __init__(self, entry: Entry) -> None:
+        self._entry = entry
+
+    @property
+    def when(self) -> float:
+        """The virtual time the callback is (or was) due."""
+        when: float = self._entry[0]
+        return when
 
     def cancel(self) -> None:
         """Forget the callback; its heap entry is skipped when it comes up."""
-        self._fn = None
-        self._args = ()
+        entry = self._entry
+        entry[2] = None
+        entry[3] = ()
 
     @property
     def cancelled(self) -> bool:
-        return self._fn is None
+        """True once cancelled, and also once the callback has run."""
+        return self._entry[2] is None
 
     def __repr__(self) -> str:
-        state = "cancelled" if self._fn is None else getattr(self._fn, "__qualname__", "?")
+        fn = self._entry[2]
+        state = "cancelled" if fn is None else getattr(fn, "__qualname__", "?")
         return f"<Handle at {self.when!r} {state}>"
 
 
@@ -54,7 +68,7 @@ class Kernel:
         self.now = 0.0
         self.rng = RngStreams(seed)
         self.events_run = 0
-        self._heap: list[tuple[float, int, Handle]] = []
+        self._heap: list[Entry] = []
         self._seq = itertools.count()
         self._stopped = False
 
@@ -80,22 +94,31 @@ class Kernel:
         assert when is not None
         if not when >= self.now:  # also rejects NaN
             raise SimulationError(f"cannot schedule at {when!r}, before now={self.now!r}")
-        handle = Handle(when, fn, args)
-        heapq.heappush(self._heap, (when, next(self._seq), handle))
-        return handle
+        entry = [when, next(self._seq), fn, args]
+        heapq.heappush(self._heap, entry)
+        return Handle(entry)
 
     def call_at(self, when: float, fn: Callback, *args: Any) -> Handle:
         """``schedule(fn, *args, at=when)`` without keyword parsing, for hot paths."""
         if not when >= self.now:
             raise SimulationError(f"cannot schedule at {when!r}, before now={self.now!r}")
-        handle = Handle(when, fn, args)
-        heapq.heappush(self._heap, (when, next(self._seq), handle))
-        return handle
+        entry = [when, next(self._seq), fn, args]
+        heapq.heappush(self._heap, entry)
+        return Handle(entry)
+
+    def post_at(self, when: float, fn: Callback, *args: Any) -> None:
+        """``call_at`` for a callback that is never cancelled: no ``Handle`` is made.
+
+        Packet deliveries use it; it orders exactly as ``call_at`` does.
+        """
+        if not when >= self.now:
+            raise SimulationError(f"cannot schedule at {when!r}, before now={self.now!r}")
+        heapq.heappush(self._heap, [when, next(self._seq), fn, args])
 
     def peek(self) -> float | None:
         """The time of the next live entry, or None when nothing is pending."""
         heap = self._heap
-        while heap and heap[0][2]._fn is None:
+        while heap and heap[0][2] is None:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
@@ -117,17 +140,15 @@ class Kernel:
         self._stopped = False
         ran = 0
         while heap:
-            entry = pop(heap)
-            when, _, handle = entry
-            if when > limit:
-                heapq.heappush(heap, entry)
+            if heap[0][0] > limit:
                 break
-            fn = handle._fn
+            entry = pop(heap)
+            when, _, fn, args = entry
             if fn is None:
                 continue
-            handle._fn = None
+            entry[2] = None  # a Handle of a callback that ran reads as cancelled
             self.now = when
-            fn(*handle._args)
+            fn(*args)
             ran += 1
             if self._stopped:
                 break
