@@ -302,3 +302,22 @@ def test_every_wsp_header_decodes_as_tshark_saw_it(kannel_fixture, request):
             assert encode_headers(block, (major, minor)) == pdu.headers
         if isinstance(pdu, wsp.Reply) and from_gateway:
             assert encode_content_type(headers[0][1], (major, minor)) == pdu.content_type
+
+
+def test_kannel_verifies_a_tid_that_went_back_to_one(load_kannel_datagrams):
+    """TID verification (Ack with Tve/Tok, WTP 9.3.3): a second session from the same
+    address and port starts again at TID 1, older than the last TID Kannel saw there;
+    Kannel holds the Invoke and asks (Ack with Tve), fakewap confirms (Ack with Tok),
+    the Result follows."""
+    pdus = [
+        (d.expected["from_gateway"], _wtp_pdu(d))
+        for d in load_kannel_datagrams("co_tid_verification")
+    ]
+    connects = [i for i, (gw, p) in enumerate(pdus) if isinstance(p, wtp.Invoke) and p.tid == 1]
+    assert len(connects) == 2
+    first, second = connects
+    assert not isinstance(pdus[first + 1][1], wtp.Ack)  # a fresh address: no question
+    gateway_ack, client_ack, (gw, reply) = pdus[second + 1 : second + 4]
+    assert gateway_ack == (True, wtp.Ack(tid=1, tid_response=True, tve_tok=True))
+    assert client_ack == (False, wtp.Ack(tid=1, tve_tok=True))
+    assert gw and isinstance(reply, wtp.Result) and reply.tid == 1

@@ -68,6 +68,8 @@ def test_command_uses_fakewap_flags():
         *("-l", "10", "-P", "/tmp/in", "-w", "/tmp/out", "-n"),
         "http://127.0.0.1:1/x",
     ]
+    bound = FakewapOptions(gateway="127.0.0.3", source="127.0.0.1:40123")
+    assert bound.command(["u"])[-3:] == ["-I", "127.0.0.1:40123", "u"]
     cl = FakewapOptions(gateway="127.0.0.3", connectionless=True, port=9200, debug=0)
     assert cl.command(["u"])[3:5] == ["-M", "0"]
     assert cl.command(["u"])[-3:] == ["-p", "9200", "u"]
@@ -79,6 +81,7 @@ def test_command_uses_fakewap_flags():
         (FakewapOptions(gateway="10.0.0.1"), "loopback"),
         (FakewapOptions(gateway="127.0.0.1", loss_percent=100), "0..99"),
         (FakewapOptions(gateway="127.0.0.1", max_requests=0), "max_requests"),
+        (FakewapOptions(gateway="127.0.0.1", source="0.0.0.0:9"), "loopback"),
     ],
 )
 def test_command_rejects_bad_options(options: FakewapOptions, message: str):

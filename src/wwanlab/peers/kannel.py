@@ -421,6 +421,7 @@ class FakewapOptions:
     tid_new: bool = False  # -n: set TIDnew on Invokes
     tid_step: int | None = None  # -d: difference between successive TIDs
     user_agent: str | None = None  # -A
+    source: str | None = None  # -I addr[:port]: bind the client sockets here
     debug: int = 1  # -D: 0 summary only, 1 one line per PDU, 2 hex dumps
     accept_failure: bool = False  # -F: keep waiting after a receive timeout
 
@@ -453,6 +454,10 @@ class FakewapOptions:
             cmd += ["-d", str(self.tid_step)]
         if self.user_agent is not None:
             cmd += ["-A", self.user_agent]
+        if self.source is not None:
+            if not self.source.startswith("127."):
+                raise KannelError(f"fakewap source must be a loopback address: {self.source}")
+            cmd += ["-I", self.source]
         if self.accept_failure:
             cmd.append("-F")
         return [*cmd, *urls]
