@@ -23,6 +23,7 @@ METHOD_NAMES: dict[int, str] = {
 }
 METHOD_CODES: dict[str, int] = {name: code for code, name in METHOD_NAMES.items()}
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
+UNNAMED_CONTENT_TYPE = "application/x-wsp-content-type"
 
 
 class WspError(WspCodecError):
@@ -76,7 +77,14 @@ def reply_pdu(status: int, headers: Headers, body: bytes) -> Reply:
 
 
 def reply_fields(pdu: Reply) -> tuple[int, Headers, bytes]:
-    """(HTTP status, headers with Content-Type first, body) of a received Reply."""
+    """(HTTP status, headers with Content-Type first, body) of a received Reply.
+
+    A content type the header codec cannot name (Kannel's 0x5A, for one) is kept as
+    ``application/x-wsp-content-type; raw=<hex>`` so the body still reaches the user.
+    """
     headers = tuple(decode_headers(pdu.headers))
-    ctype = decode_content_type(pdu.content_type)
+    try:
+        ctype = decode_content_type(pdu.content_type)
+    except WspCodecError:
+        ctype = f"{UNNAMED_CONTENT_TYPE}; raw={pdu.content_type.hex()}"
     return wsp_to_http(pdu.status), (("Content-Type", ctype), *headers), pdu.data

@@ -601,7 +601,13 @@ class WspServer:
             s = self.sessions.get(sid)
             if s is not None and isinstance(event, ResultConfirm):
                 run_table(s, SERVER_ROWS, "TR-Result.cnf")
-            elif s is not None and isinstance(event, AbortIndication):
+            elif (
+                s is not None
+                and isinstance(event, AbortIndication)
+                # a client whose first method showed it has the ConnectReply keeps its
+                # session even when the Ack of the reply never came
+                and s.state == ServerState.CONNECTING
+            ):
                 self._drop(s, AbortReason.CONNECTERR, now, tell=True)
         elif event.handle in self._method_session:
             if isinstance(event, ResultConfirm):
