@@ -53,10 +53,14 @@ class Direction:
         t = now
         for stage in self.stages:
             verdict = stage.process(size, t, rng)
-            if isinstance(verdict, Drop):
+            # Every packet passes here: test for the usual float before the rare Drop.
+            if type(verdict) is float or not isinstance(verdict, Drop):
+                t = verdict
+            else:
                 return verdict
-            t = verdict
         if self.fifo:
-            t = max(t, self._last_delivery)
+            last = self._last_delivery
+            if last > t:  # max(t, last), which keeps t on a tie
+                t = last
             self._last_delivery = t
         return t

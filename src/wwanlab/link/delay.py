@@ -63,6 +63,9 @@ class ConstantDelay(_DelayStage):
     def sample(self, rng: random.Random) -> float:
         return self.delay
 
+    def process(self, size: int, t: float, rng: random.Random) -> float:
+        return t + self.delay  # t + sample(rng), one call fewer on every packet
+
     def __repr__(self) -> str:
         return f"ConstantDelay({self.delay})"
 

@@ -38,14 +38,18 @@ class DropTailQueue:
         return len(self._backlog), self._backlog_bytes
 
     def process(self, size: int, t: float, rng: random.Random) -> Verdict:
-        count, octets = self.backlog(t)
-        if (self.packets is not None and count + 1 > self.packets) or (
-            self.bytes is not None and octets + size > self.bytes
-        ):
+        backlog = self._backlog  # backlog(t), inline: this runs for every packet
+        while backlog and backlog[0][0] <= t:
+            self._backlog_bytes -= backlog.popleft()[1]
+        limit = self.packets
+        if limit is not None and len(backlog) + 1 > limit:
+            return Drop("queue")
+        limit = self.bytes
+        if limit is not None and self._backlog_bytes + size > limit:
             return Drop("queue")
         verdict = self.server.process(size, t, rng)
-        if not isinstance(verdict, Drop):
-            self._backlog.append((verdict, size))
+        if type(verdict) is float or not isinstance(verdict, Drop):
+            backlog.append((verdict, size))
             self._backlog_bytes += size
         return verdict
 

@@ -37,7 +37,10 @@ class Rate:
         return (size + self.overhead_bytes) * self.bits_per_byte / self.bps
 
     def process(self, size: int, t: float, rng: random.Random) -> Verdict:
-        self.busy_until = max(t, self.busy_until) + self.serialization(size)
+        # max(t, busy) + serialization(size), inline: this runs for every packet
+        busy = self.busy_until
+        start = busy if busy > t else t
+        self.busy_until = start + (size + self.overhead_bytes) * self.bits_per_byte / self.bps
         return self.busy_until
 
     def __repr__(self) -> str:

@@ -56,17 +56,19 @@ class Channel:
             stats.drop("mtu", size)
             return
         verdict = self.direction.transmit(size, now, self.rng)
-        if isinstance(verdict, Drop):
+        if type(verdict) is not float and isinstance(verdict, Drop):
             stats.drop(verdict.reason, size)
             return
-        kernel.call_at(verdict if verdict > now else now, self._deliver, packet)
+        kernel.post_at(verdict if verdict > now else now, self._deliver, packet)
 
     def _deliver(self, packet: bytes) -> None:
         stats = self.stats
         stats.delivered_packets += 1
         stats.delivered_bytes += len(packet)
-        for tap in self.rx_taps:
-            tap(self.kernel.now, packet)
+        if self.rx_taps:
+            now = self.kernel.now
+            for tap in self.rx_taps:
+                tap(now, packet)
         self.dst.receive(packet, self)
 
     def __repr__(self) -> str:
