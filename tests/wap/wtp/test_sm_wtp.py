@@ -455,6 +455,41 @@ def test_wrapped_tid_sets_tid_new():
     assert [(p.tid, p.tid_new) for p in invokes] == [(0x7FFF, False), (0, True)]
 
 
+def test_no_new_transaction_until_the_tid_new_one_is_verified():
+    w = World()
+    w.c.tids.next_tid = 0x7FFF
+    w.invoke(b"a")
+    w.run()
+    w.invoke(b"b")  # TID 0 after the wrap: TIDnew
+    held = w.invoke(b"c")  # TID 1 must wait (WTP 7.8.3.2)
+    assert w.c.state(held) == InitiatorState.NULL
+    w.run()
+    sent = [
+        (t, type(p).__name__, p.tid, getattr(p, "tve_tok", None)) for t, p, _ in w.sent("client")
+    ]
+    start = sent[2][0]
+    assert sent[2:5] == [
+        (start, "Invoke", 0, None),
+        (start + 0.2, "Ack", 0, True),  # TIDok, the answer to the responder's Tve
+        (start + 0.2, "Invoke", 1, None),  # released only now
+    ]
+    done = [e.data for e in w.events("client") if isinstance(e, ResultIndication)]
+    assert done == [b"a", b"b", b"c"]
+
+
+def test_held_invoke_can_be_aborted_unsent():
+    w = World(server_app=silent)
+    w.c.tids.next_tid = 0x7FFF
+    w.invoke(b"a")
+    w.pair.run(until=100.0)
+    w.invoke(b"b")
+    held = w.invoke(b"c")
+    w.c.abort(held, 0xEA, w.pair.now)
+    assert w.c.state(held) is None
+    w.run()
+    assert [p.tid for _, p, _ in w.sent("client") if isinstance(p, Invoke)].count(1) == 0
+
+
 # --- errors --------------------------------------------------------------------------------------
 
 

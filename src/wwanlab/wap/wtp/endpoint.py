@@ -53,6 +53,8 @@ class WtpEndpoint:
         self._by_key: dict[Key, int] = {}
         self._out: list[tuple[bytes, Address]] = []
         self._events: deque[WtpEvent] = deque()
+        self._verifying: Initiator | None = None  # a TIDnew invoke not yet answered
+        self._held: deque[Initiator] = deque()  # invokes waiting for it
 
     # --- the Io a transaction writes to ---------------------------------------------------
     def send(self, pdu: Pdu, peer: Address) -> None:
@@ -76,6 +78,11 @@ class WtpEndpoint:
             self, self.config, self._new_handle(), peer, tid, tcl, user_ack, wrapped, data
         )
         self._add(txn, (peer, tid, True))
+        if self._verifying is not None:
+            self._held.append(txn)  # WTP 7.8.3.2: wait for the TIDnew verification
+            return txn.handle
+        if wrapped and tcl != TransactionClass.CLASS_0:
+            self._verifying = txn
         self._run(txn, Stimulus(Input.TR_INVOKE_REQ), now)
         return txn.handle
 
@@ -93,6 +100,11 @@ class WtpEndpoint:
 
     def abort(self, handle: int, reason: int, now: float) -> None:
         """TR-Abort.req: end a transaction with a user abort carrying ``reason``."""
+        held = next((t for t in self._held if t.handle == handle), None)
+        if held is not None:  # never sent: discard it (WTP 7.7.4 A)
+            self._held.remove(held)
+            self._forget(held)
+            return
         self._command(handle, Stimulus(Input.TR_ABORT_REQ, reason=reason), now)
 
     # --- introspection ---------------------------------------------------------------------
@@ -162,12 +174,25 @@ class WtpEndpoint:
         finally:
             if txn.done:
                 self._forget(txn)
+            self._release_held(now)
 
     def _forget(self, txn: Transaction[InitiatorState] | Transaction[ResponderState]) -> None:
         self._by_handle.pop(txn.handle, None)
         key = (txn.peer, txn.tid, isinstance(txn, Initiator))
         if self._by_key.get(key) == txn.handle:
             del self._by_key[key]
+
+    def _release_held(self, now: float) -> None:
+        """Once the responder answered the TIDnew invoke (or it ended), send the rest."""
+        blocker = self._verifying
+        if blocker is None or not (blocker.heard or blocker.done):
+            return
+        self._verifying = None
+        while self._held and self._verifying is None:
+            txn = self._held.popleft()
+            if txn.tid_new and txn.tcl != TransactionClass.CLASS_0:
+                self._verifying = txn
+            self._run(txn, Stimulus(Input.TR_INVOKE_REQ), now)
 
     def _command(self, handle: int, s: Stimulus, now: float) -> None:
         txn = self._by_handle.get(handle)
@@ -193,6 +218,7 @@ class WtpEndpoint:
         finally:
             if txn.done:
                 self._forget(txn)
+            self._release_held(now)
 
     def _bad_datagram(self, data: bytes, addr: Address, error: WtpCodecError, now: float) -> None:
         """RcvErrorPDU: to the transaction it names, or answered with an Abort."""

@@ -95,6 +95,7 @@ class Initiator(Transaction[InitiatorState]):
         self.message = OutgoingMessage(data, config.segment_size, config.group_size)
         self.result_in = IncomingMessage()
         self.user_knows = True
+        self.heard = False  # anything from the responder yet (ends a TIDnew wait)
 
     # --- packets -------------------------------------------------------------------
     def packet(self, psn: int, rid: bool) -> Pdu:
@@ -299,6 +300,7 @@ class Initiator(Transaction[InitiatorState]):
     # --- receiving ---------------------------------------------------------------------
     def receive(self, pdu: Pdu, now: float) -> None:
         """Route one PDU from the responder into the table, reassembling results."""
+        self.heard = True
         if isinstance(pdu, Ack):
             self.dispatch(Stimulus(Input.RCV_ACK, pdu), now)
         elif isinstance(pdu, NegativeAck):
