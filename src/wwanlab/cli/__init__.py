@@ -34,7 +34,16 @@ def version() -> None:
     print(__version__)
 
 
-COMMAND_MODULES: list[str] = ["run", "reproduce", "links", "probe", "wbxml", "gateway", "get"]
+COMMAND_MODULES: list[str] = [
+    "run",
+    "reproduce",
+    "links",
+    "probe",
+    "wbxml",
+    "gateway",
+    "get",
+    "pdu",
+]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""
 
 for _name in COMMAND_MODULES:
