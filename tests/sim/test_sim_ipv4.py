@@ -8,6 +8,7 @@ from wwanlab.sim.ipv4 import (
     PROTO_TCP,
     PROTO_UDP,
     PacketError,
+    UdpFlow,
     build_ipv4,
     build_udp,
     checksum_update,
@@ -156,3 +157,49 @@ def test_oversize_packets_cannot_be_built():
         build_ipv4("1.1.1.1", "2.2.2.2", 17, b"\x00" * 65516)
     with pytest.raises(PacketError, match="does not fit"):
         build_udp("1.1.1.1", "2.2.2.2", 1, 2, b"\x00" * 65508)
+
+
+@given(
+    addresses,
+    addresses,
+    st.integers(0, 0xFFFF),
+    st.integers(0, 0xFFFF),
+    st.binary(max_size=300),
+    st.integers(0, 0x1FFFF),
+)
+def test_udp_flow_builds_exactly_what_build_udp_and_build_ipv4_build(
+    src, dst, sport, dport, payload, ident
+):
+    expected = build_ipv4(
+        src, dst, PROTO_UDP, build_udp(src, dst, sport, dport, payload), identification=ident
+    )
+    assert UdpFlow(src, dst, sport, dport).packet(payload, ident) == expected
+
+
+def test_udp_flow_agrees_where_the_checksums_wrap():
+    # Where the one's-complement arithmetic has its two zeros: a UDP sum of 0xFFFF
+    # (sent as 0xFFFF, not 0) and an IPv4 header whose checksum is 0x0000.
+    flow = UdpFlow("10.0.0.1", "10.0.0.2", 1, 2)
+    wraps = {"udp": 0, "ip": 0}
+    for n in range(70000):
+        payload = n.to_bytes(4, "big")
+        packet = flow.packet(payload, n)
+        udp = packet[26:28] == b"\xff\xff"
+        ip = packet[10:12] == b"\x00\x00"
+        if udp or ip:
+            wraps["udp"] += udp
+            wraps["ip"] += ip
+            segment = build_udp("10.0.0.1", "10.0.0.2", 1, 2, payload)
+            assert packet == build_ipv4(
+                "10.0.0.1", "10.0.0.2", PROTO_UDP, segment, identification=n
+            )
+    assert wraps["udp"] >= 1 and wraps["ip"] >= 1
+
+
+def test_udp_flow_rejects_what_build_udp_rejects():
+    with pytest.raises(PacketError):
+        UdpFlow("10.0.0.1", "10.0.0.2", 1, 0x10000)
+    with pytest.raises(PacketError):
+        UdpFlow("10.0.0.1", "10.0.0.256", 1, 2)
+    with pytest.raises(PacketError):
+        UdpFlow("10.0.0.1", "10.0.0.2", 1, 2).packet(bytes(65508))

@@ -12,7 +12,15 @@ from wwanlab.link.delay import ConstantDelay
 from wwanlab.link.rate import Rate
 from wwanlab.sim import FORWARD, HOLD, Network, Replace, read_pcap
 from wwanlab.sim.host import Binding, Host
-from wwanlab.sim.ipv4 import PROTO_UDP, build_ipv4, build_udp, parse_ipv4, parse_udp
+from wwanlab.sim.ipv4 import (
+    PROTO_UDP,
+    PacketError,
+    build_ipv4,
+    build_udp,
+    internet_checksum,
+    parse_ipv4,
+    parse_udp,
+)
 from wwanlab.sim.link import Channel
 from wwanlab.sim.router import HookResult, Router
 
@@ -356,3 +364,72 @@ def test_ping_over_the_link_packages_constant_delay_and_rate():
     binding.flush()
     net.run()
     assert binding.events == [PongReceived(0, 0.875), PongReceived(1, 0.875)]
+
+
+def reference_verdict(packet: bytes) -> tuple[str, object]:
+    """What a host must do with ``packet``, by the parsers: drop reason or delivery."""
+    try:
+        header, payload = parse_ipv4(packet)
+        if header.dst != "10.0.0.2":
+            return "not-for-me", None
+        if header.more_fragments or header.fragment_offset:
+            return "fragment", None
+        if header.protocol == PROTO_UDP:
+            udp, payload = parse_udp(packet[12:16], packet[16:20], payload)
+            ports = (udp.src_port, udp.dst_port)
+        else:
+            if len(payload) < 4:
+                raise PacketError("no ports")
+            ports = (int.from_bytes(payload[:2], "big"), int.from_bytes(payload[2:4], "big"))
+    except PacketError:
+        return "malformed", None
+    if (header.protocol, ports[1]) not in {(PROTO_UDP, 9), (6, 80)}:
+        return "no-port", None
+    return "delivered", (payload, (header.src, ports[0]))
+
+
+@st.composite
+def arriving_packets(draw: st.DrawFn) -> bytes:
+    """IPv4 packets for host 10.0.0.2 that are right, or wrong in one or more fields."""
+    protocol = draw(st.sampled_from([PROTO_UDP, 6, 99]))
+    payload = draw(st.binary(max_size=40))
+    dst = draw(st.sampled_from(["10.0.0.2", "10.0.0.3"]))
+    if protocol == PROTO_UDP:
+        port = draw(st.sampled_from([9, 10]))
+        segment = bytearray(build_udp("10.0.0.1", dst, 4000, port, payload))
+        if draw(st.booleans()):
+            segment[4:6] = draw(st.integers(0, 80)).to_bytes(2, "big")  # UDP length
+        if draw(st.booleans()):
+            segment[6:8] = draw(st.sampled_from([0, 1, 0xFFFF])).to_bytes(2, "big")
+    else:
+        segment = bytearray(draw(st.sampled_from([b"", b"\x0f", b"\x0f\xa0\x00\x50"])) + payload)
+    options = draw(st.sampled_from([b"", b"\x01\x01\x01\x01"]))
+    header = bytearray(build_ipv4("10.0.0.1", dst, protocol, b"")[:20] + options)
+    header[0] = 0x40 | len(header) // 4
+    total = len(header) + len(segment)
+    if draw(st.booleans()):
+        total = draw(st.integers(0, total + 8))
+    header[2:4] = total.to_bytes(2, "big")
+    header[6] |= draw(st.sampled_from([0, 0x20, 0x01]))  # MF, or an offset
+    header[7] = draw(st.sampled_from([0, 0, 8]))
+    header[10:12] = b"\x00\x00"
+    header[10:12] = internet_checksum(bytes(header)).to_bytes(2, "big")
+    if draw(st.booleans()):
+        header[draw(st.integers(0, len(header) - 1))] ^= 1 << draw(st.integers(0, 7))
+    return bytes(header + segment + draw(st.sampled_from([b"", b"\x00\x00"])))
+
+
+@given(arriving_packets())
+def test_hosts_check_packets_exactly_as_the_parsers_do(packet):
+    net = Network()
+    b = net.add_host("b", "10.0.0.2")
+    udp, tcp = Sink(), Sink()
+    b.bind_udp(9, udp)
+    b.bind_transport(6, 80, tcp)
+    b.receive(packet, None)
+    reason, delivery = reference_verdict(packet)
+    if reason == "delivered":
+        assert b.stats.dropped == {} and b.stats.delivered_packets == 1
+        assert [(data, addr) for data, addr, _ in udp.got + tcp.got] == [delivery]
+    else:
+        assert b.stats.dropped == {reason: 1} and not udp.got + tcp.got

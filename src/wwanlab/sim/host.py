@@ -15,19 +15,22 @@ from wwanlab.core.address import Address
 from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
 from wwanlab.sim.ipv4 import (
+    IPV4_MIN_HEADER,
+    IPV4_VERSION,
     PROTO_UDP,
-    PacketError,
+    UDP_HEADER,
+    UdpFlow,
     build_ipv4,
-    build_udp,
+    bytes_to_ip,
     ip_to_bytes,
-    parse_ipv4,
-    parse_udp,
 )
 from wwanlab.sim.kernel import Handle, Kernel
 from wwanlab.sim.link import Channel
 from wwanlab.sim.node import Node
 
 EventCallback = Callable[[Event], None]
+
+MAX_CACHED_FLOWS = 4096  # destinations whose UDP headers a binding keeps prebuilt
 
 
 class Binding:
@@ -48,6 +51,7 @@ class Binding:
         self.on_event = on_event
         self.events: list[Event] = []  # drained events, when there is no ``on_event``
         self._timer: Handle | None = None
+        self._flows: dict[Address, UdpFlow] = {}  # by destination, for UDP
         self._flushing = False
         self._again = False
 
@@ -83,11 +87,18 @@ class Binding:
 
     def _send(self, data: bytes, addr: Address) -> None:
         host = self.host
-        dst_ip, dst_port = addr
         if self.protocol == PROTO_UDP:
-            data = build_udp(host.address, dst_ip, self.port, dst_port, data)
+            flow = self._flows.get(addr)
+            if flow is None:
+                dst_ip, dst_port = addr
+                flow = UdpFlow(host.address, dst_ip, self.port, dst_port)
+                if len(self._flows) >= MAX_CACHED_FLOWS:
+                    self._flows.clear()
+                self._flows[addr] = flow
+            host.send_packet(flow.packet(data, host.next_id()))
+            return
         host.send_packet(
-            build_ipv4(host.address, dst_ip, self.protocol, data, identification=host.next_id())
+            build_ipv4(host.address, addr[0], self.protocol, data, identification=host.next_id())
         )
 
     def _arm(self) -> None:
@@ -166,47 +177,80 @@ class Host(Node):
         stats.sent_bytes += len(packet)
         for tap in self.taps:
             tap(self.kernel.now, packet)
-        if packet[16:20] == self.address_bytes:
-            self.kernel.call_at(self.kernel.now, self.receive, packet, None)
+        destination = packet[16:20]
+        if destination == self.address_bytes:
+            self.kernel.post_at(self.kernel.now, self.receive, packet, None)
             return
-        channel = self._route(packet)
+        channel = self.routes.get(destination)
         if channel is None:
             stats.drop("no-route", len(packet))
             return
         channel.send(packet)
 
     def receive(self, packet: bytes, channel: Channel | None) -> None:
+        """Check, demultiplex and deliver one arriving packet, or count why not.
+
+        The checks are ``parse_ipv4``'s and ``parse_udp``'s, in their order and with
+        their drop reasons, made on the bytes in place: every packet comes through here.
+        """
         stats = self.stats
         size = len(packet)
         stats.received_packets += 1
         stats.received_bytes += size
-        if channel is not None:
+        if channel is not None and self.taps:
+            now = self.kernel.now
             for tap in self.taps:
-                tap(self.kernel.now, packet)
-        try:
-            header, payload = parse_ipv4(packet)
-            if header.dst != self.address:
-                stats.drop("not-for-me", size)
-                return
-            if header.more_fragments or header.fragment_offset:
-                stats.drop("fragment", size)
-                return
-            if header.protocol == PROTO_UDP:
-                udp, payload = parse_udp(packet[12:16], packet[16:20], payload)
-                src_port, dst_port = udp.src_port, udp.dst_port
-            else:
-                if len(payload) < 4:
-                    raise PacketError(f"segment of {len(payload)} octets has no ports")
-                src_port = int.from_bytes(payload[0:2], "big")
-                dst_port = int.from_bytes(payload[2:4], "big")
-        except PacketError:
+                tap(now, packet)
+        if size < IPV4_MIN_HEADER or packet[0] >> 4 != IPV4_VERSION:
             stats.drop("malformed", size)
             return
-        binding = self.bindings.get((header.protocol, dst_port))
+        hlen = (packet[0] & 0x0F) * 4
+        total = packet[2] << 8 | packet[3]
+        # The header is intact when its one's-complement sum is 0xFFFF, i.e. when its
+        # value is a multiple of 0xFFFF (never 0 with version 4): see internet_checksum.
+        if (
+            hlen < IPV4_MIN_HEADER
+            or total < hlen
+            or total > size
+            or int.from_bytes(packet[:hlen], "big") % 0xFFFF
+        ):
+            stats.drop("malformed", size)
+            return
+        if packet[16:20] != self.address_bytes:
+            stats.drop("not-for-me", size)
+            return
+        if packet[6] & 0x3F or packet[7]:  # More Fragments or a Fragment Offset
+            stats.drop("fragment", size)
+            return
+        protocol = packet[9]
+        if protocol == PROTO_UDP:
+            length = packet[hlen + 4] << 8 | packet[hlen + 5] if total - hlen >= UDP_HEADER else 0
+            end = hlen + length
+            if length < UDP_HEADER or end > total:
+                stats.drop("malformed", size)
+                return
+            # RFC 768: a zero checksum means none was computed. Otherwise pseudo-header
+            # (addresses in octets 12..19, protocol, length) and datagram sum to 0xFFFF;
+            # an odd datagram is padded with a zero octet.
+            if (packet[hlen + 6] or packet[hlen + 7]) and (
+                int.from_bytes(packet[12:20], "big")
+                + (PROTO_UDP << 16 | length)
+                + (int.from_bytes(packet[hlen:end], "big") << (length & 1) * 8)
+            ) % 0xFFFF:
+                stats.drop("malformed", size)
+                return
+            payload = packet[hlen + UDP_HEADER : end]
+        else:
+            if total - hlen < 4:  # RFC 793 §3.1 and RFC 768: ports lead the segment
+                stats.drop("malformed", size)
+                return
+            payload = packet[hlen:total]
+        binding = self.bindings.get((protocol, packet[hlen + 2] << 8 | packet[hlen + 3]))
         if binding is None:
             stats.drop("no-port", size)
             return
         stats.delivered_packets += 1
         stats.delivered_bytes += size
-        binding.endpoint.receive_datagram(payload, (header.src, src_port), self.kernel.now)
+        source = (bytes_to_ip(packet[12:16]), packet[hlen] << 8 | packet[hlen + 1])
+        binding.endpoint.receive_datagram(payload, source, self.kernel.now)
         binding.flush()

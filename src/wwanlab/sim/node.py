@@ -30,9 +30,5 @@ class Node:
         """A packet arrived over ``channel`` (None: from the node itself)."""
         raise NotImplementedError
 
-    def _route(self, packet: bytes) -> "Channel | None":
-        """The outgoing channel toward the packet's destination address."""
-        return self.routes.get(packet[16:20])
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
