@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.link.base import Drop
-from wwanlab.sim.ipv4 import IPV4_MIN_HEADER, checksum_update, internet_checksum
+from wwanlab.sim.ipv4 import IPV4_MIN_HEADER, checksum_update
 from wwanlab.sim.kernel import Kernel, SimulationError
 from wwanlab.sim.link import Channel
 from wwanlab.sim.node import Node
@@ -55,8 +55,10 @@ class Router(Node):
         stats = self.stats
         stats.received_packets += 1
         stats.received_bytes += len(packet)
-        for tap in self.taps:
-            tap(self.kernel.now, packet)
+        if self.taps:
+            now = self.kernel.now
+            for tap in self.taps:
+                tap(now, packet)
         if self.hook is not None:
             verdict = self.hook(packet, channel, self.kernel.now)
             if verdict is FORWARD:
@@ -71,7 +73,7 @@ class Router(Node):
                 return
             else:
                 raise SimulationError(f"router {self.name}: hook returned {verdict!r}")
-        self._forward(packet, decrement_ttl=True)
+        self._forward(packet, True)
 
     def inject(self, packet: bytes, now: float | None = None) -> None:
         """Send a packet from the router at ``now`` (default: the current time).
@@ -86,9 +88,9 @@ class Router(Node):
         self.stats.injected_packets += 1
         for tap in self.taps:
             tap(kernel.now, packet)
-        self._forward(packet, decrement_ttl=False)
+        self._forward(packet, False)
 
-    def _forward(self, packet: bytes, *, decrement_ttl: bool) -> None:
+    def _forward(self, packet: bytes, decrement_ttl: bool) -> None:
         stats = self.stats
         size = len(packet)
         if size < IPV4_MIN_HEADER or packet[0] >> 4 != 4:
@@ -98,7 +100,9 @@ class Router(Node):
         if hlen < IPV4_MIN_HEADER or hlen > size:
             stats.drop("malformed", size)
             return
-        if internet_checksum(packet[:hlen]) != 0:
+        # Only the header is checked, as a router does (RFC 1812 §5.2.2); it is intact
+        # when its value is a multiple of 0xFFFF (see internet_checksum).
+        if int.from_bytes(packet[:hlen], "big") % 0xFFFF:
             stats.drop("checksum", size)
             return
         if decrement_ttl:
