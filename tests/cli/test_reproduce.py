@@ -9,6 +9,13 @@ from tests.experiments.test_registry import TOY
 from wwanlab.experiments import registry
 
 
+@pytest.fixture(autouse=True)
+def empty_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests see only the reproductions they register, not the papers' ones."""
+    monkeypatch.setattr(registry, "REPRODUCTION_MODULES", [])
+    monkeypatch.setattr(registry, "REPRODUCTIONS", {})
+
+
 @pytest.fixture
 def toy() -> Iterator[None]:
     registry.register(TOY)

@@ -32,6 +32,13 @@ def body(context: Context) -> ReproductionResult:
 TOY = Reproduction("toy", "papers/none", "A toy reproduction", body)
 
 
+@pytest.fixture(autouse=True)
+def empty_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests see only the reproductions they register, not the papers' ones."""
+    monkeypatch.setattr(registry, "REPRODUCTION_MODULES", [])
+    monkeypatch.setattr(registry, "REPRODUCTIONS", {})
+
+
 @pytest.fixture
 def toy_registered() -> Iterator[None]:
     register(TOY)

@@ -20,7 +20,7 @@ from wwanlab.experiments.scenario import Row, Scenario
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
 from wwanlab.report.html import ReportPage, write_index
 
-REPRODUCTION_MODULES: list[str] = []
+REPRODUCTION_MODULES: list[str] = ["wwanlab.experiments.wap_vs_tcp"]
 """Modules that call ``register`` on import; each reproduction adds its own line here."""
 
 REPRODUCTIONS: dict[str, Reproduction] = {}

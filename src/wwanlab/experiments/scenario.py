@@ -35,7 +35,7 @@ RunOne = Callable[[dict[str, Any], int], list[Row]]
 KINDS: dict[str, RunOne] = {}
 """Registered experiment kinds by name."""
 
-KIND_MODULES: list[str] = ["wwanlab.experiments.probe"]
+KIND_MODULES: list[str] = ["wwanlab.experiments.probe", "wwanlab.experiments.wap_vs_tcp"]
 """Modules that register kinds on import; a scenario file may name any of their kinds."""
 
 PARAM_SECTIONS = ("link", "stack", "workload", "params")
