@@ -5,14 +5,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from wwanlab.cli import app
+from wwanlab.core.errors import UsageError
 from wwanlab.wap.wbxml import decode, parse_xml
 from wwanlab.wap.wbxml.tree import canonical_events
 
 CORPUS = Path(__file__).parents[1] / "wap" / "wbxml" / "corpus"
+runner = CliRunner()
 
 
 def wwanlab(*args: str) -> subprocess.CompletedProcess[str]:
-    """The installed command line, so exit codes and stderr are the real ones."""
+    """The real command line, so exit codes and stderr are the ones users see."""
     code = "from wwanlab.cli import main; main()"
     return subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60
@@ -21,17 +27,19 @@ def wwanlab(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_encode_then_decode_round_trips(tmp_path: Path) -> None:
     out = tmp_path / "deck.wbxml"
-    done = wwanlab("wbxml", "encode", str(CORPUS / "wml13_deck.wml"), "-o", str(out),
-                   "--version", "1.1", "--json")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    source = CORPUS / "wml13_deck.wml"
+    done = runner.invoke(
+        app, ["wbxml", "encode", str(source), "-o", str(out), "--version", "1.1", "--json"]
+    )
+    assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
     assert report["wbxml_bytes"] == out.stat().st_size
     assert out.read_bytes()[:2] == b"\x01\x0a"
     xml = tmp_path / "deck.xml"
-    done = wwanlab("wbxml", "decode", str(out), "-o", str(xml))
-    assert done.returncode == 0, done.stderr
-    source = parse_xml((CORPUS / "wml13_deck.wml").read_bytes())
-    assert canonical_events(parse_xml(xml.read_bytes()).root) == canonical_events(source.root)
+    done = runner.invoke(app, ["wbxml", "decode", str(out), "-o", str(xml)])
+    assert done.exit_code == 0, done.output
+    expected = canonical_events(parse_xml(source.read_bytes()).root)
+    assert canonical_events(parse_xml(xml.read_bytes()).root) == expected
 
 
 def test_public_id_by_name_number_or_fpi(tmp_path: Path) -> None:
@@ -40,28 +48,32 @@ def test_public_id_by_name_number_or_fpi(tmp_path: Path) -> None:
     out = tmp_path / "out.wbxml"
     for given, header in [("wml11", b"\x03\x04"), ("0x09", b"\x03\x09"),
                           ("-//WAPFORUM//DTD WML 1.3//EN", b"\x03\x0a")]:  # fmt: skip
-        done = wwanlab("wbxml", "encode", str(src), "-o", str(out), "--publicid", given)
-        assert done.returncode == 0, done.stderr
+        done = runner.invoke(
+            app, ["wbxml", "encode", str(src), "-o", str(out), "--publicid", given]
+        )
+        assert done.exit_code == 0, done.output
         assert out.read_bytes()[:2] == header
     assert decode(out.read_bytes()).root.elements()[0].tag == "card"
+    done = runner.invoke(app, ["wbxml", "encode", str(src), "-o", str(out), "--publicid", "no"])
+    assert isinstance(done.exception, UsageError)
+    assert "unknown document type" in str(done.exception)
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    bad_xml = tmp_path / "bad.xml"
-    bad_xml.write_bytes(b"<wml><card></wml>")
-    bad_wbxml = tmp_path / "bad.wbxml"
-    bad_wbxml.write_bytes(b"\x03\x01\x6a\x05\x01")
-    out = str(tmp_path / "o")
-    cases = [
-        ("encode", str(tmp_path / "missing.xml"), "cannot read"),
-        ("encode", str(bad_xml), "malformed XML"),
-        ("decode", str(bad_wbxml), "runs past the end"),
-        ("decode", str(tmp_path / "missing.wbxml"), "cannot read"),
-    ]
-    for command, path, message in cases:
-        done = wwanlab("wbxml", command, path, "-o", out)
-        assert done.returncode == 2
-        assert message in done.stderr
-        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    done = wwanlab("wbxml", "encode", str(bad_xml), "-o", out, "--publicid", "nosuch")
-    assert done.returncode == 2 and "unknown document type" in done.stderr
+@pytest.mark.parametrize(
+    ("command", "name", "content", "message"),
+    [
+        ("encode", "missing.xml", None, "cannot read"),
+        ("encode", "bad.xml", b"<wml><card></wml>", "malformed XML"),
+        ("decode", "bad.wbxml", b"\x03\x01\x6a\x05\x01", "runs past the end"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, command: str, name: str, content: bytes | None, message: str
+) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    done = wwanlab("wbxml", command, str(path), "-o", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

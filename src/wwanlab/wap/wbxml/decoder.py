@@ -178,7 +178,8 @@ class _Body:
             if stack:
                 parent = stack[-1][0]
                 if token == T.END:
-                    parent.children[:] = _merge(parent.children)
+                    if len(parent.children) > 1:
+                        parent.children[:] = _merge(parent.children)
                     stack.pop()
                     if not stack:
                         return parent
