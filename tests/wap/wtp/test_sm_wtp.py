@@ -1002,4 +1002,4 @@ def test_loss_soak_every_transaction_completes_or_aborts():
     assert all(done[h] == body for h, body in handles.items() if h in done)  # byte-exact
     assert set(handles) == set(done) | aborted  # nothing left pending without a word
     assert w.c.pending() == 0 and w.s.pending() == 0
-    assert len(done) >= 250  # at 30 % loss per direction most still complete
+    assert len(done) >= 285  # 294 in this seeded run; the rest end in NORESPONSE

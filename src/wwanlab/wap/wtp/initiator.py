@@ -248,11 +248,15 @@ class Initiator(Transaction[InitiatorState]):
             self.start_timer(Input.TIMER_TO_R)
 
     def resend_missing(self, s: Stimulus) -> None:
-        """[+] RcvNak: resend exactly the listed packets (all the group when none listed)."""
+        """[+] RcvNak: resend exactly the listed packets (all the group when none listed).
+
+        The NAK shows the receiver alive and the group moving: RCR starts again.
+        """
         assert isinstance(s.pdu, NegativeAck)
         listed = [p for p in s.pdu.missing if p <= self.message.last]
         for psn in listed or self.message.current_group():
             self.send(self.packet(psn, rid=True))
+        self.rcr = 0
         self.start_timer(Input.TIMER_TO_R)
 
     def confirm_invoke_class1(self, s: Stimulus) -> None:

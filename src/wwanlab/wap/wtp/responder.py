@@ -302,11 +302,15 @@ class Responder(Transaction[ResponderState]):
             self.start_timer(Input.TIMER_TO_R)
 
     def resend_missing(self, s: Stimulus) -> None:
-        """[+] RcvNak: resend exactly the listed packets (all the group when none listed)."""
+        """[+] RcvNak: resend exactly the listed packets (all the group when none listed).
+
+        The NAK shows the receiver alive and the group moving: RCR starts again.
+        """
         assert self.result is not None and isinstance(s.pdu, NegativeAck)
         listed = [p for p in s.pdu.missing if p <= self.result.last]
         for psn in listed or self.result.current_group():
             self.send(self.packet(psn, rid=True))
+        self.rcr = 0
         self.start_timer(Input.TIMER_TO_R)
 
     def retransmit(self, s: Stimulus) -> None:
