@@ -288,6 +288,10 @@ def test_client_method_abort():
     assert pair.server_events[-1] == MethodAborted(handle, AbortReason.PEERREQ)
     abort = wtp_decode(pair.sent("client")[-1].data)[0]
     assert isinstance(abort, Abort) and abort.reason == AbortReason.PEERREQ
+    # the gateway's late answer is refused quietly, and aborting again does nothing
+    assert s.reply(handle, 200, HTML, b"too late", pair.now) is False
+    c.abort_method(req, pair.now)
+    assert c.next_event() is None
     assert c.wtp.pending() == 0 and s.wtp.pending() == 0
 
 

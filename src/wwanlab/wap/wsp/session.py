@@ -277,15 +277,22 @@ class ClientSession:
         return self.request("POST", uri, (("Content-Type", content_type), *headers), body, now)
 
     def abort_method(self, request: int, now: float) -> None:
-        """S-MethodAbort.req: TR-Abort.req(PEERREQ); S-MethodAbort.ind(USERREQ) here."""
+        """S-MethodAbort.req: TR-Abort.req(PEERREQ); S-MethodAbort.ind(USERREQ) here.
+
+        A request that already ended (its event may still be queued) is left alone.
+        """
+        found = False
         for handle, req in list(self._active.items()):
             if req.request == request:
                 del self._active[handle]
                 self.wtp.abort(handle, AbortReason.PEERREQ, now)
+                found = True
         for req in list(self._queued):
             if req.request == request:
                 self._queued.remove(req)
-        self._events.append(MethodAborted(request, AbortReason.USERREQ))
+                found = True
+        if found:
+            self._events.append(MethodAborted(request, AbortReason.USERREQ))
         self._send_queued(now)
         self._pump(now)
 
@@ -543,11 +550,15 @@ class WspServer:
         self._events: deque[WspEvent] = deque()
 
     # --- commands -------------------------------------------------------------------
-    def reply(self, handle: int, status: int, headers: Headers, body: bytes, now: float) -> None:
-        """S-MethodResult.req: the Reply to MethodInvoke ``handle``."""
+    def reply(self, handle: int, status: int, headers: Headers, body: bytes, now: float) -> bool:
+        """S-MethodResult.req: the Reply to MethodInvoke ``handle``.
+
+        False when the method ended meanwhile (``MethodAborted`` told so): a gateway
+        answering late is not an error.
+        """
         sid = self._method_session.get(handle)
         if sid is None:
-            raise WspError(f"no open method with handle {handle}")
+            return False
         data = encode(reply_pdu(status, headers, body))
         limit = self.sessions[sid].capabilities.client_sdu_size
         if limit and len(data) > limit:
@@ -555,6 +566,7 @@ class WspServer:
         else:
             self.wtp.result(handle, data, now)
         self._pump(now)
+        return True
 
     def abort(self, handle: int, now: float, reason: int = AbortReason.PEERREQ) -> None:
         """S-MethodAbort.req."""
