@@ -61,6 +61,33 @@ def test_connect_sar_get_disconnect_with_kannel():
     assert isinstance(gone, Disconnected)
 
 
+def test_segmented_post_through_kannel():
+    body = pattern_bytes(10_000)  # 8 invoke packets, 3 groups
+    with OriginServer().running_in_thread() as origin, KannelGateway(log_level=2) as gw:
+
+        async def main() -> list[Event]:
+            events: list[Event] = []
+            session = ClientSession(gw.wdp_address(), random.Random(3))
+            driver = await UdpDriver.bind(session, events.append)
+            session.connect(driver.now())
+            driver.pump()
+            await until(events, lambda ev: any(isinstance(e, Connected) for e in ev))
+            session.post(
+                origin.url("/echo"), "application/octet-stream", body, driver.now(), ACCEPT
+            )
+            driver.pump()
+            await until(events, lambda ev: any(isinstance(e, MethodResult) for e in ev))
+            driver.close()
+            return events
+
+        events = asyncio.run(main())
+        posted = [r for r in origin.requests if r.method == "POST"]
+    result = events[-1]
+    assert isinstance(result, MethodResult) and result.status == 200
+    assert result.body == b"received 10000 bytes\n"
+    assert [r.body_length for r in posted] == [10_000]
+
+
 def test_connectionless_get_with_kannel():
     with OriginServer().running_in_thread() as origin, KannelGateway(log_level=2) as gw:
 
