@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
@@ -1003,3 +1005,32 @@ def test_loss_soak_every_transaction_completes_or_aborts():
     assert set(handles) == set(done) | aborted  # nothing left pending without a word
     assert w.c.pending() == 0 and w.s.pending() == 0
     assert len(done) >= 285  # 294 in this seeded run; the rest end in NORESPONSE
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    drops=st.sets(
+        st.tuples(st.sampled_from(["client", "server"]), st.integers(0, 30)), max_size=12
+    ),
+    size=st.integers(0, 3000),
+    user_ack=st.booleans(),
+    group=st.integers(1, 5),
+)
+def test_any_drop_pattern_ends_exact_or_aborted(
+    drops: set[tuple[str, int]], size: int, user_ack: bool, group: int
+):
+    body = bytes(i % 251 for i in range(size))
+    cfg = WtpConfig(segment_size=300, group_size=group)
+    w = World(
+        server_app=lambda ep, e, now: _result_to_invoke(ep, e, now, body[::-1]),
+        client_cfg=cfg,
+        server_cfg=cfg,
+        drop=lambda side, i, d: (side, i) in drops,
+    )
+    h = w.invoke(body, user_ack=user_ack)
+    w.pair.run()
+    results = [e.data for e in w.events("client") if isinstance(e, ResultIndication)]
+    aborted = [e for e in w.events("client") if isinstance(e, AbortIndication)]
+    assert results == [body[::-1]] or (not results and len(aborted) == 1)
+    assert w.c.pending() == 0 and w.s.pending() == 0
+    assert all(isinstance(e, WtpEvent) and e.handle == h for e in w.events("client"))
