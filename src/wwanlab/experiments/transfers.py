@@ -6,7 +6,8 @@ drops. Here the client's serial link ends at a router named ``nistnet`` and the 
 hangs off it on a link without delay or rate (the paper's 10/100 Mbit/s Ethernet is
 about a thousand times faster than the serial line). NISTNet's drops are the preset's
 Bernoulli loss, in both directions; tests may drop chosen packets with ``drop``, which
-the router applies as NISTNet would.
+the router applies as NISTNet would: a packet going down is dropped before the serial
+line (so the trace of the line never shows it), one going up after it.
 
 Both transfers measure what the paper measured: "a connection setup, request/reply and
 connection teardown/disconnect", from the client's first packet to the end of the
@@ -164,6 +165,7 @@ class Testbed:
         self.server = self.net.add_host("server", SERVER_IP)
         self._drop = drop
         self._count = {"up": 0, "down": 0}
+        self._scripted_down = 0
         router = self.net.add_router("nistnet", hook=self._hook)
         # ideal: the same exchange on an instant, loss-free line (protocol overhead only)
         self.up = Direction([]) if ideal else preset.build("up", loss=loss)
@@ -184,7 +186,11 @@ class Testbed:
         direction = "up" if channel is self.serial.ab else "down"
         index = self._count[direction]
         self._count[direction] += 1
-        return Drop("scripted") if self._drop(direction, index, packet) else FORWARD
+        if not self._drop(direction, index, packet):
+            return FORWARD
+        if direction == "down":
+            self._scripted_down += 1  # never reaches the serial line, so not in the trace
+        return Drop("scripted")
 
     def _tap(self, direction: str) -> Callable[[float, bytes], None]:
         def tap(now: float, packet: bytes) -> None:
@@ -220,7 +226,7 @@ class Testbed:
         transfer.packets_up, transfer.packets_down = up.sent_packets, down.sent_packets
         transfer.ip_bytes_up, transfer.ip_bytes_down = up.sent_bytes, down.sent_bytes
         transfer.dropped_up = sum(1 for p in self.trace if p.direction == "up" and not p.delivered)
-        transfer.dropped_down = sum(
+        transfer.dropped_down = self._scripted_down + sum(
             1 for p in self.trace if p.direction == "down" and not p.delivered
         )
         # Up, NISTNet drops after the line (every offered packet used it); down, before.

@@ -1,0 +1,94 @@
+"""The wap-vs-tcp reproduction: statistics, claims on known curves, the command's JSON."""
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from tests.experiments.invoke import wwanlab
+
+from wwanlab.experiments import wap_vs_tcp
+from wwanlab.experiments.registry import load_reproductions
+from wwanlab.experiments.wap_vs_tcp import (
+    LOSSES,
+    PROTOCOLS,
+    SIZES,
+    Curves,
+    Point,
+    gains,
+    knee,
+    run_one,
+    scenario,
+    t_quantile,
+)
+
+
+@pytest.mark.parametrize(("df", "exact"), [(4, 2.7764), (9, 2.2622), (19, 2.0930), (29, 2.0452)])
+def test_t_quantile_matches_tables(df: int, exact: float) -> None:
+    assert t_quantile(df) == pytest.approx(exact, abs=2e-3)
+
+
+def point(protocol: str, loss: float, size: int, mean: float, half: float = 0.0) -> Point:
+    return Point(protocol, loss, size, 20, mean, half, 0, 0.0, 0.0, 0.0)
+
+
+def test_knee_is_the_first_size_never_significantly_below_90_percent() -> None:
+    means = {1000: 3000.0, 20_000: 5000.0, 35_000: 5250.0, 50_000: 5900.0, 63_500: 6100.0}
+    curve = {s: point("wap", 0.1, s, m, 100.0) for s, m in means.items()}
+    # plateau 6000: 5250 + 100 < 5400, so the curve is stable from 50 KB
+    assert knee(curve) == 50_000
+    curve[35_000] = point("wap", 0.1, 35_000, 5250.0, 200.0)  # its CI reaches 5450
+    assert knee(curve) == 35_000
+
+
+def test_gain_and_its_interval() -> None:
+    curves: Curves = {
+        ("wap", 0.1): {1000: point("wap", 0.1, 1000, 6000.0, 2 * t_quantile(19))},
+        ("http-sack", 0.1): {1000: point("http-sack", 0.1, 1000, 3000.0, t_quantile(19))},
+    }
+    (gain,) = gains(curves, 0.1)
+    assert gain.percent == pytest.approx(100.0)
+    # ratio 2, relative standard errors 2/6000 and 1/3000: 2 * hypot(...) * t * 100
+    assert gain.half_width == pytest.approx(200 * (2**0.5 / 3000) * t_quantile(19))
+
+
+def test_scenario_covers_the_paper_setup() -> None:
+    full = scenario(quick=False)
+    assert SIZES[0] == 1000 and SIZES[-1] == 63500 and SIZES[1] - SIZES[0] == 1500
+    assert full.repetitions >= 20
+    assert len(full.runs()) == len(SIZES) * len(LOSSES) * len(PROTOCOLS) * full.repetitions
+    assert LOSSES == [0.0, 0.10]
+
+
+def test_run_one_row() -> None:
+    params = {"stack.protocol": "wap", "workload.size": 2500, "link.overrides.loss": 0.0}
+    (row,) = run_one(params, 5)
+    assert row["complete"] is True and row["goodput_bps"] > 0
+    assert {"retransmissions", "timeouts", "naks", "wire_bytes"} <= row.keys()
+    assert run_one(params, 5) == [row]
+
+
+def test_registered_for_reproduce_all() -> None:
+    assert "wap-vs-tcp" in load_reproductions()
+
+
+def test_quick_run_prints_claims_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the --quick code path on fewer points, to keep the test short
+    monkeypatch.setattr(wap_vs_tcp, "QUICK_SIZES", [1000, 13000, 52000, 63500])
+    monkeypatch.setattr(wap_vs_tcp, "QUICK_REPETITIONS", 3)
+    out = tmp_path / "report"
+    db = tmp_path / "w.duckdb"
+    args = ["reproduce", "wap-vs-tcp", "--quick", "--out", str(out), "--db", str(db)]
+    code, stdout, err = wwanlab(capsys, monkeypatch, *args, "--jobs", "1", "--json")
+    assert code == 0, err
+    (entry,) = json.loads(stdout)["reproductions"]
+    assert len(entry["claims"]) == 5
+    for claim in entry["claims"]:
+        assert set(claim) == {"claim", "paper", "ours", "holds"}
+        assert isinstance(claim["holds"], bool)
+    assert (out / "wap-vs-tcp.html").exists() and (out / "wap_vs_tcp_quick.csv").exists()
+    assert (out / "figures" / "wap-vs-tcp" / "goodput.png").exists()
+    rows = duckdb.connect(str(db)).sql("SELECT count(*) FROM wap_vs_tcp_quick").fetchall()
+    assert rows == [(4 * len(LOSSES) * len(PROTOCOLS) * 3,)]
