@@ -48,17 +48,18 @@ def assert_trace(got: list[Step], want: list[Step]) -> None:
 def test_wap_small_transfer_exact_datagrams_and_times() -> None:
     result = wap_transfer(1000, 0.0, seed=1)
     # IP sizes: 20 IP + 8 UDP + WTP header (Invoke 4, Result 3, Ack 3) + WSP PDU:
-    # Connect 4, ConnectReply 17, Get 22 (the 20-octet URL), Reply 1028 (status, header
-    # length, 25-octet textual content type, file), Disconnect 2.
-    t1 = line(36)  # Connect invoke
-    t2 = t1 + line(48)  # ConnectReply, the server answers on arrival
+    # Connect 23 and ConnectReply 23 (version or session id, five capabilities: SDU
+    # sizes, protocol options, MORs), Get 22 (the 20-octet URL), Reply 1028 (status,
+    # header length, 25-octet textual content type, file), Disconnect 2.
+    t1 = line(55)  # Connect invoke
+    t2 = t1 + line(54)  # ConnectReply, the server answers on arrival
     t3 = t2 + line(31)  # the client's Ack ...
     t4 = t3 + line(54)  # ... and the Get, queued behind it
     t5 = t4 + line(31)  # explicit Ack of the Get invoke (A = 0)
     t6 = t5 + line(1059)  # the reply: one Result packet, TTR
     want: list[Step] = [
-        ("up", 0.0, 36, "Invoke", t1),
-        ("down", t1, 48, "Result ttr", t2),
+        ("up", 0.0, 55, "Invoke", t1),
+        ("down", t1, 54, "Result ttr", t2),
         ("up", t2, 31, "Ack", t3),
         ("up", t2, 54, "Invoke", t4),
         ("down", t4, 31, "Ack", t5),

@@ -14,8 +14,8 @@ connection teardown/disconnect", from the client's first packet to the end of th
 teardown, and goodput = file size / that time.
 
 - ``wap_transfer``: WSP connection-oriented session over WTP class 2 with SAR (the
-  sans-IO ``WtpEndpoint`` at the client, the sans-IO ``ConnectionOrientedServer`` at the
-  server, both unchanged): Connect, Get, Disconnect. The server acknowledges each
+  sans-IO ``ClientSession`` and ``WspServer`` of ``wwanlab.wap.wsp.session``, each on its
+  own ``WtpEndpoint``, all unchanged): Connect, Get, Disconnect. The server acknowledges each
   method's invoke explicitly (a WTP Ack before the Result, paper 000 Figure 3a). The
   transfer ends when the Disconnect (class 0, unacknowledged) has left the client's
   serial line.
@@ -39,16 +39,9 @@ from wwanlab.sim.ipv4 import IPV4_MIN_HEADER, PROTO_TCP, UDP_HEADER, parse_ipv4
 from wwanlab.sim.router import HookResult
 from wwanlab.tcp import TcpConfig
 from wwanlab.tcp.segment import decode_segment
-from wwanlab.wap.gateway.server import ConnectionOrientedServer, MethodRequest
 from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT
-from wwanlab.wap.wsp.headers import encode_content_type
-from wwanlab.wap.wsp.pdu import Connect, ConnectReply, Disconnect, Get, Reply
-from wwanlab.wap.wsp.pdu import decode as decode_wsp
-from wwanlab.wap.wsp.pdu import encode as encode_wsp
-from wwanlab.wap.wsp.status import http_to_wsp
-from wwanlab.wap.wtp.constants import TransactionClass
-from wwanlab.wap.wtp.endpoint import WtpEndpoint
-from wwanlab.wap.wtp.events import AbortIndication, ResultIndication
+from wwanlab.wap.wsp.events import Connected, MethodInvoke, MethodResult
+from wwanlab.wap.wsp.session import ClientSession, WspServer
 from wwanlab.wap.wtp.pdu import (
     Abort,
     Ack,
@@ -291,44 +284,6 @@ def file_bytes(size: int, seed: int) -> bytes:
 # --- WAP ----------------------------------------------------------------------------------
 
 
-class WapSession:
-    """The client application: WSP Connect, one Get, Disconnect, over one WtpEndpoint."""
-
-    def __init__(self, wtp: WtpEndpoint, on_done: Callable[[float], None]) -> None:
-        self.wtp = wtp
-        self.server = (SERVER_IP, CONNECTION_ORIENTED_PORT)
-        self.body: bytes | None = None
-        self.failed = ""
-        self._on_done = on_done
-        self._connect = 0
-        self._get = 0
-        self._session = 0
-
-    def start(self, now: float) -> None:
-        self._connect = self._invoke(encode_wsp(Connect()), now)
-
-    def _invoke(self, data: bytes, now: float) -> int:
-        # U/P set: the client's WSP confirms each result itself (TR-Result.res).
-        return self.wtp.invoke(self.server, data, TransactionClass.CLASS_2, True, now)
-
-    def on_event(self, event: Event, now: float) -> None:
-        if isinstance(event, AbortIndication):
-            self.failed = f"WTP abort type {int(event.abort_type)} reason {event.reason:#x}"
-        elif isinstance(event, ResultIndication):
-            self.wtp.result_ack(event.handle, now)
-            pdu = decode_wsp(event.data)
-            if event.handle == self._connect and isinstance(pdu, ConnectReply):
-                self._session = pdu.session_id
-                self._get = self._invoke(encode_wsp(Get(uri=URL)), now)
-            elif event.handle == self._get and isinstance(pdu, Reply):
-                self.body = pdu.data
-                disconnect = encode_wsp(Disconnect(session_id=self._session))
-                self.wtp.invoke(self.server, disconnect, TransactionClass.CLASS_0, False, now)
-                self._on_done(now)
-            else:
-                self.failed = f"unexpected {type(pdu).__name__}"
-
-
 def wap_transfer(
     size: int,
     loss: float,
@@ -345,48 +300,49 @@ def wap_transfer(
         net.capture(bed.serial, pcap)
     data = file_bytes(size, seed)
     server_wtp = WtpConfig(segment_size=WTP_SEGMENT_SIZE, ack_interval=EXPLICIT_ACK_INTERVAL)
-    server = ConnectionOrientedServer(kernel.stream("wtp", "server"), wtp_config=server_wtp)
-    reply = Reply(
-        status=http_to_wsp(200), content_type=encode_content_type(CONTENT_TYPE), data=data
-    )
+    server = WspServer(kernel.stream("wtp", "server"), wtp_config=server_wtp)
 
-    def serve(request_id: int) -> None:
-        server.respond(request_id, reply, kernel.now)
+    def serve(handle: int) -> None:
+        server.reply(handle, 200, (("Content-Type", CONTENT_TYPE),), data, kernel.now)
         server_binding.flush()
 
     def on_server(event: Event) -> None:
-        if isinstance(event, MethodRequest):
+        if isinstance(event, MethodInvoke):
             # The web server answers on its own turn, after WTP has run the timer A it
             # armed for this invoke: with A = 0 the explicit Ack leaves first. Two hops
             # because the binding arms that timer only after this callback returns.
-            kernel.call_at(kernel.now, kernel.call_at, kernel.now, serve, event.request_id)
+            kernel.call_at(kernel.now, kernel.call_at, kernel.now, serve, event.handle)
 
     server_binding = bed.server.bind_udp(CONNECTION_ORIENTED_PORT, server, on_event=on_server)
-    client_wtp = WtpEndpoint(
-        kernel.stream("wtp", "client"), WtpConfig(segment_size=WTP_SEGMENT_SIZE)
+    session = ClientSession(
+        (SERVER_IP, CONNECTION_ORIENTED_PORT),
+        kernel.stream("wtp", "client"),
+        wtp_config=WtpConfig(segment_size=WTP_SEGMENT_SIZE),
     )
-    finished: list[float] = []
+    bodies: list[bytes] = []
 
-    def done(now: float) -> None:
-        # the Disconnect is the next packet the client offers: see it off the line
-        finished.append(now)
+    def on_client(event: Event) -> None:
+        if isinstance(event, Connected):
+            session.get(URL, kernel.now)
+        elif isinstance(event, MethodResult):
+            bodies.append(event.body)
+            session.disconnect(kernel.now)
 
-    session = WapSession(client_wtp, done)
-    binding = bed.client.bind_udp(
-        CLIENT_PORT, client_wtp, on_event=lambda e: session.on_event(e, kernel.now)
-    )
+    binding = bed.client.bind_udp(CLIENT_PORT, session, on_event=on_client)
     end: list[float] = []
 
-    def mark_disconnect(now: float, packet: bytes) -> None:
-        if finished and not end and describe(packet) == "Invoke":
+    def see_disconnect_off(now: float, packet: bytes) -> None:
+        """The Disconnect (class 0 Invoke after the reply) ends the measurement when
+        its last bit has left the client's serial line."""
+        if bodies and not end and describe(packet) == "Invoke":
             end.append(bed.line_free_after(len(packet), now))
 
-    bed.serial.ab.tx_taps.append(mark_disconnect)
-    session.start(kernel.now)
+    bed.serial.ab.tx_taps.append(see_disconnect_off)
+    session.connect(kernel.now)
     binding.flush()
     net.run(until=MAX_SIM_TIME)
     net.close()
-    complete = session.body == data and bool(end)
+    complete = bodies == [data] and bool(end)
     result = Transfer("wap", size, complete, end[0] if complete else math.nan)
     bed.fill(result)
     for pkt in bed.trace:
@@ -394,7 +350,7 @@ def wap_transfer(
         result.acks += pkt.what.count("Ack")
         if " rid" in pkt.what and "Ack" not in pkt.what:
             result.retransmissions += 1
-    fired = client_wtp.fired + server.wtp.fired
+    fired = session.wtp.fired + server.wtp.fired
     result.timeouts = sum(n for name, n in fired.items() if "/TIMER_TO_R/" in name)
     return result
 

@@ -104,14 +104,15 @@ ASSUMPTIONS = [
     "the teardown at the client: for WAP when the Disconnect (WTP class 0, unacknowledged) "
     "has left the client's serial line, for HTTP when the client's TCP has sent and seen "
     "acknowledged both FINs. Goodput = file size * 8 / that time.",
-    "WAP: WSP connection-oriented session (Connect without capabilities, one Get, "
-    "Disconnect) over WTP class 2 with the U/P flag set (the client acknowledges each "
-    "result at once). The server is the project's WSP gateway server object with a 200 "
-    "reply of content type application/octet-stream and no headers.",
+    "WAP: the project's WSP ClientSession and WspServer with their default capabilities "
+    "(SDU sizes 358400, Session Resume, Method-MOR 1 proposed): Connect, one Get, "
+    "Disconnect, over WTP class 2 with the U/P flag set (the client acknowledges each "
+    "result at once); a 200 reply with Content-Type application/octet-stream, which WSP "
+    "carries as text (it has no well-known code).",
     "WTP explicit acknowledgement (paper 000 2.2, Figure 3a): the server's WTP "
     "acknowledgement interval A is 0 s, so its Ack for a method's invoke leaves before "
-    "the Result; the gateway answers Connect at once, so ConnectReply acknowledges the "
-    "Connect implicitly.",
+    "the Result (the web server answers on its next turn); the server answers Connect at "
+    "once, so ConnectReply acknowledges the Connect implicitly.",
     f"WTP timers and SAR: Kannel 1.4.5's values for IP bearers (WTP Appendix A): retry "
     f"interval R = {L_R_WITH_USER_ACK:g} s, acknowledgement interval A = "
     f"{L_A_WITH_USER_ACK:g} s at the client, wait timeout W = {W_WITH_USER_ACK:g} s, "
