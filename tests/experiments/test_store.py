@@ -67,3 +67,20 @@ def test_table_names_are_identifiers() -> None:
 def test_mixed_types_rejected(tmp_path: Path) -> None:
     with ResultStore(tmp_path / "w.duckdb") as store, pytest.raises(ValueError, match="'v'"):
         store.write("m", [{"v": 1}, {"v": "one"}])
+
+
+def test_awkward_values_survive_the_bulk_load(tmp_path: Path) -> None:
+    """The bulk load goes through CSV: quoting, NULLs and extremes must not be mangled."""
+    rows: list[Row] = [
+        {"s": 'comma, "quote"\nnewline', "x": float("inf"), "n": 2**64 - 1, "b": True},
+        {"s": "", "x": -0.5, "n": 0, "b": False},
+        {"s": "\\N is text here", "x": None, "n": None, "b": None},
+        {"s": None, "x": 1e-300, "n": 7, "b": True},
+    ]
+    with ResultStore(tmp_path / "db.duckdb") as store:
+        store.write("awkward", rows)
+        back = store.read("awkward")
+    assert [r["s"] for r in back] == [rows[0]["s"], "", "\\N is text here", None]
+    assert [r["x"] for r in back] == [float("inf"), -0.5, None, 1e-300]
+    assert [r["n"] for r in back] == [2**64 - 1, 0, None, 7]
+    assert [r["b"] for r in back] == [True, False, None, True]

@@ -8,6 +8,7 @@ replaces its table, so a table always holds one consistent execution.
 from __future__ import annotations
 
 import csv
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +23,9 @@ DEFAULT_DB = Path("results/wwanlab.duckdb")
 
 FIXED_TYPES = {"seed": "UBIGINT"}
 """Columns whose type never depends on the values (seeds are 64-bit unsigned)."""
+
+_NULL = "\\N"
+"""How a NULL is spelled in the staging CSV (the convention of PostgreSQL's COPY)."""
 
 _INT64 = range(-(2**63), 2**63)
 _UINT64 = range(2**64)
@@ -52,6 +56,17 @@ def _column_type(name: str, values: Sequence[Any]) -> str:
     raise ValueError(
         f"column {name!r} mixes or holds unsupported types: {sorted(map(str, kinds))}"
     )
+
+
+def _csv_field(value: Any) -> str:
+    """One staging-CSV field: text always quoted, so a quoted field is never NULL."""
+    if value is None:
+        return _NULL
+    if isinstance(value, str):
+        return '"' + value.replace('"', '""') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
 
 
 def table_name(experiment: str) -> str:
@@ -98,12 +113,19 @@ class ResultStore:
         values = [[row.get(c) for row in rows] for c in columns]
         types = [_column_type(c, v) for c, v in zip(columns, values, strict=True)]
         spec = ", ".join(f"{_quote(c)} {t}" for c, t in zip(columns, types, strict=True))
-        marks = ", ".join("?" for _ in columns)
         self._db.execute(f"CREATE OR REPLACE TABLE {_quote(table)} ({spec})")
-        self._db.executemany(
-            f"INSERT INTO {_quote(table)} VALUES ({marks})",
-            [[row.get(c) for c in columns] for row in rows],
-        )
+        # DuckDB's executemany costs milliseconds a row; a bulk COPY from a temporary
+        # CSV loads tens of thousands of rows in a fraction of a second.
+        with tempfile.TemporaryDirectory() as tmp:
+            staging = Path(tmp) / "rows.csv"
+            with staging.open("w", newline="", encoding="utf-8") as f:
+                for row in rows:
+                    f.write(",".join(_csv_field(row.get(c)) for c in columns))
+                    f.write("\n")
+            self._db.execute(
+                f"COPY {_quote(table)} FROM '{staging}' (FORMAT csv, HEADER false, "
+                f"DELIMITER ',', QUOTE '\"', ESCAPE '\"', NULLSTR '{_NULL}', AUTO_DETECT false)"
+            )
         return table
 
     def tables(self) -> list[str]:
