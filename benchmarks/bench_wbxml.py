@@ -132,6 +132,7 @@ def run(repeats: int) -> dict[str, Any]:
         "machine": machine(),
         "date": datetime.date.today().isoformat(),
         "repeats": repeats,
+        "load_average": round(os.getloadavg()[0], 1),
         "libwbxml_timing": "in-process via ctypes on libwbxml2.so.1",
         "documents": rows,
         "soap": soap_sizes,
@@ -153,7 +154,9 @@ def machine() -> str:
 def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"Run {result['date']} on {result['machine']} with `python benchmarks/bench_wbxml.py"
-        f" --write`; medians of {result['repeats']} batches; libwbxml 0.11 "
+        f" --write` (1-minute load average {result['load_average']} on the shared machine:"
+        " absolute speeds are noisy, the ratios are measured side by side);"
+        f" medians of {result['repeats']} batches; libwbxml 0.11 "
         f"{result['libwbxml_timing']}. WBXML 1.3; both encoders parse the XML and trim text "
         "nodes (xml2wbxml's default); both decoders write compact XML.",
         "",
