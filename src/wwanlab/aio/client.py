@@ -89,13 +89,28 @@ class WapResponse:
 
     @classmethod
     def from_reply(cls, reply: Reply, elapsed: float) -> "WapResponse":
+        """The body always; a content type or header block we cannot name stays in hex
+        (Kannel uses content-type codes beyond WSP's table, e.g. 0x5A)."""
         try:
             status = wsp_to_http(reply.status)
-            content_type = decode_content_type(reply.content_type) if reply.content_type else ""
-            headers = decode_headers(reply.headers)
         except WspCodecError as exc:
             raise WapError(f"malformed reply: {exc}") from None
+        try:
+            content_type = decode_content_type(reply.content_type) if reply.content_type else ""
+        except WspCodecError:
+            content_type = f"x-wsp-content-type/{reply.content_type.hex()}"
+        try:
+            headers = decode_headers(reply.headers)
+        except WspCodecError:
+            headers = [("X-Wsp-Undecoded-Headers", reply.headers.hex())]
         return cls(status, content_type, headers, reply.data, elapsed)
+
+
+def merge_headers(defaults: Iterable[Header], extra: Iterable[Header]) -> list[Header]:
+    """``defaults`` without the fields ``extra`` names, then ``extra``."""
+    extra = list(extra)
+    named = {k.lower() for k, _ in extra}
+    return [h for h in defaults if h[0].lower() not in named] + extra
 
 
 def _method(
@@ -186,7 +201,7 @@ class WapClient:
         """S-MethodInvoke: a Get (``data`` None) or a Post; the whole reply."""
         if self.session_id is None:
             raise WapError("no session: connect first")
-        pdu = _method(url, data, content_type, (*self.headers, *headers))
+        pdu = _method(url, data, content_type, merge_headers(self.headers, headers))
         started = time.perf_counter()
         raw = await self._transaction(encode(pdu), timeout)
         try:
@@ -358,7 +373,7 @@ class ConnectionlessClient:
         await self.open()
         driver = self._driver
         assert driver is not None
-        pdu = _method(url, data, content_type, (*self.headers, *headers))
+        pdu = _method(url, data, content_type, merge_headers(self.headers, headers))
         started = time.perf_counter()
         tid, datagram = self.endpoint.send(pdu)
         if tid in self._waiting:
