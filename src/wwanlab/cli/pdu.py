@@ -142,13 +142,14 @@ def _print_pdu(prefix: str, pdu: dict[str, Any]) -> None:
         if k not in ("type", "tpis", "capabilities") and not isinstance(v, list)
     )
     print(f"{prefix}{kind}: {fields}")
+    indent = " " * len(prefix)
     for tpi in pdu.get("tpis", []):
-        print(f"{prefix}  TPI {tpi}")
+        print(f"{indent}  TPI {tpi}")
     for capability in pdu.get("capabilities", []):
-        print(f"{prefix}  capability {capability}")
+        print(f"{indent}  capability {capability}")
     headers = pdu.get("headers", [])
     for name, value in headers if isinstance(headers, list) else []:
-        print(f"{prefix}  {name}: {value}")
+        print(f"{indent}  {name}: {value}")
 
 
 def _print(dissected: dict[str, Any]) -> None:
