@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from wwanlab.cli import main
 from wwanlab.cli.pdu import LINKTYPE_ETHERNET, dissect, udp_datagrams
 from wwanlab.sim.ipv4 import PROTO_UDP, build_ipv4, build_udp
 from wwanlab.sim.pcap import PcapWriter
@@ -36,18 +39,31 @@ def wwanlab(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_hex_over_wtp_prints_wtp_and_wsp() -> None:
-    done = wwanlab("pdu", "decode", INVOKE.hex())
-    assert done.returncode == 0, done.stderr
-    assert "WTP Invoke: tid=7, tcl=CLASS_2" in done.stdout
-    assert "WSP Get: uri=http://x/, method=GET" in done.stdout
-    assert "Accept: text/vnd.wap.wml" in done.stdout
+def run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> tuple[int, str, str]:
+    """``wwanlab ARGS`` in this process (the same ``main``), for speed."""
+    monkeypatch.setattr(sys, "argv", ["wwanlab", *args])
+    with pytest.raises(SystemExit) as done:
+        main()
+    out = capsys.readouterr()
+    return int(done.value.code or 0), out.out, out.err
 
 
-def test_connectionless_json_is_one_object() -> None:
-    done = wwanlab("pdu", "decode", "--connectionless", REPLY.hex(), "--json")
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+def test_hex_over_wtp_prints_wtp_and_wsp(capsys, monkeypatch) -> None:
+    code, out, err = run(capsys, monkeypatch, "pdu", "decode", INVOKE.hex())
+    assert code == 0, err
+    assert "WTP Invoke: tid=7, tcl=CLASS_2" in out
+    assert "WSP Get: uri=http://x/, method=GET" in out
+    assert "Accept: text/vnd.wap.wml" in out
+
+
+def test_connectionless_json_is_one_object(capsys, monkeypatch) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "pdu", "decode", "--connectionless", REPLY.hex(), "--json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
     assert report["tid"] == 3
     assert report["wsp"]["type"] == "Reply"
     assert report["wsp"]["http_status"] == 404
@@ -56,17 +72,29 @@ def test_connectionless_json_is_one_object() -> None:
     assert report["wsp"]["data"] == b"no".hex()
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    for args, fragment in [
+def test_malformed_pdu_from_the_real_command_is_one_line_and_exit_2() -> None:
+    done = wwanlab("pdu", "decode", "0a00")
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == "wwanlab: error: malformed PDU: PDU of 2 octets is shorter than its fixed header\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
         (("zz",), "not hexadecimal"),
-        (("0a00",), "malformed PDU: PDU of 2 octets"),
         (("--port", "9300", "00"), "--port must be 9200 or 9201"),
-        (("--pcap", str(tmp_path / "missing.pcap")), "cannot read"),
+        (("--pcap", "/nonexistent/missing.pcap"), "cannot read"),
         ((), "give either HEX or --pcap FILE"),
-    ]:
-        done = wwanlab("pdu", "decode", *args)
-        assert done.returncode == 2, (args, done.stderr)
-        assert done.stderr.count("\n") == 1 and fragment in done.stderr, done.stderr
+        (("--connectionless", "01"), "malformed PDU: unexpected end of data"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, args, fragment) -> None:
+    code, _, err = run(capsys, monkeypatch, "pdu", "decode", *args)
+    assert code == 2
+    assert err.count("\n") == 1 and fragment in err, err
 
 
 def test_dissect_splits_a_concatenation_and_decodes_each_whole_message() -> None:
@@ -84,7 +112,7 @@ def _udp_packet(payload: bytes, src_port: int, dst_port: int) -> bytes:
     return build_ipv4("10.0.0.1", "10.0.0.2", PROTO_UDP, segment)
 
 
-def test_pcap_of_raw_ip_picks_the_wap_ports(tmp_path: Path) -> None:
+def test_pcap_of_raw_ip_picks_the_wap_ports(tmp_path: Path, capsys, monkeypatch) -> None:
     path = tmp_path / "raw.pcap"
     with PcapWriter(path) as pcap:
         pcap.write(0.5, _udp_packet(INVOKE, 40000, 9201))
@@ -95,9 +123,9 @@ def test_pcap_of_raw_ip_picks_the_wap_ports(tmp_path: Path) -> None:
         (1, 9201, INVOKE),
         (3, 9200, REPLY),
     ]
-    done = wwanlab("pdu", "decode", "--pcap", str(path), "--json")
-    assert done.returncode == 0, done.stderr
-    datagrams = json.loads(done.stdout)["datagrams"]
+    code, out, err = run(capsys, monkeypatch, "pdu", "decode", "--pcap", str(path), "--json")
+    assert code == 0, err
+    datagrams = json.loads(out)["datagrams"]
     assert datagrams[0]["pdus"][0]["wsp"]["type"] == "Get"
     assert datagrams[1]["wsp"]["http_status"] == 404
 
