@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.wap.wbxml import tokens as T
@@ -274,14 +273,12 @@ class _Planner:
         if not any(value in text for value in self._value_strings):
             return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
 
-        def matches(i: int) -> list[tuple[int, int, int]]:
-            return [
-                (len(value), 1, token)
-                for value, page, token in index.get(text[i], ())
-                if page == attr_page and text.startswith(value, i)
-            ]
-
-        return _cheapest_pieces(text, self.codec, matches)
+        options = [
+            (value, 1, token)
+            for value, page, token in (c for cs in index.values() for c in cs)
+            if page == attr_page and value in text
+        ]
+        return _cheapest_pieces(text, self.codec, _occurrences(text, options))
 
     def _content(self, part: Part) -> None:
         if isinstance(part, str):
@@ -420,12 +417,25 @@ def _char_sizes(text: str, codec: str) -> list[int]:
     return [1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in text]
 
 
+def _occurrences(
+    text: str, options: list[tuple[str, int, int]]
+) -> dict[int, list[tuple[int, int, int]]]:
+    """Where each (string, cost, token) option occurs: position -> (length, cost, token)."""
+    found: dict[int, list[tuple[int, int, int]]] = {}
+    for string, cost, token in options:
+        at = text.find(string)
+        while at >= 0:
+            found.setdefault(at, []).append((len(string), cost, token))
+            at = text.find(string, at + 1)
+    return found
+
+
 def _cheapest_pieces(
-    text: str, codec: str, matches: Callable[[int], list[tuple[int, int, int]]]
+    text: str, codec: str, matches: dict[int, list[tuple[int, int, int]]]
 ) -> tuple[int, list[str | int]]:
     """Cheapest split of ``text`` into inline runs and tokens, by dynamic programming.
 
-    An inline run costs its bytes plus 2 (STR_I and the terminator); ``matches(i)``
+    An inline run costs its bytes plus 2 (STR_I and the terminator); ``matches[i]``
     lists the tokens usable at ``i`` as (characters covered, cost, token value).
     State ``free[i]``: no run open at i; ``open_[i]``: a run is open (framing paid).
     """
@@ -438,7 +448,7 @@ def _cheapest_pieces(
     for i in range(n - 1, -1, -1):
         clen = sizes[i]
         best = 2 + clen + open_[i + 1]
-        for length, cost, value in matches(i):
+        for length, cost, value in matches.get(i, ()):
             if cost + free[i + length] < best:
                 best, take[i] = cost + free[i + length], (length, value)
         free[i] = best
@@ -478,19 +488,8 @@ def _segment(
     present = [e for e in layout.entries if e in text and e != exclude]
     if not present:
         return inline_cost, [text]
-    by_first: dict[str, list[tuple[str, int, int]]] = {}
-    for entry in present:
-        offset = layout.offset[entry]
-        by_first.setdefault(entry[0], []).append((entry, 1 + T.mb_u_int32_size(offset), offset))
-
-    def matches(i: int) -> list[tuple[int, int, int]]:
-        return [
-            (len(entry), cost, offset)
-            for entry, cost, offset in by_first.get(text[i], ())
-            if text.startswith(entry, i)
-        ]
-
-    return _cheapest_pieces(text, codec, matches)
+    options = [(e, 1 + T.mb_u_int32_size(layout.offset[e]), layout.offset[e]) for e in present]
+    return _cheapest_pieces(text, codec, _occurrences(text, options))
 
 
 def _assemble(
