@@ -221,7 +221,8 @@ class Gateway:
         elif isinstance(event, (MethodCancelled, MethodFailed)):
             self.stats["cancelled" if isinstance(event, MethodCancelled) else "failed"] += 1
             self._cancel(server, event.request_id)
-            log.debug(logfmt(type(event).__name__, id=event.request_id, reason=event.reason))
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug(logfmt(type(event).__name__, id=event.request_id, reason=event.reason))
         elif isinstance(event, DatagramDropped):
             self.stats["dropped"] += 1
             self._log_drop(event)
@@ -237,8 +238,9 @@ class Gateway:
             )
         elif isinstance(event, SessionOpened):
             self.stats["sessions"] += 1
-            log.debug(logfmt("session_opened", client=_fmt(event.client), id=event.session_id))
-        elif isinstance(event, SessionClosed):
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug(logfmt("session_opened", client=_fmt(event.client), id=event.session_id))
+        elif isinstance(event, SessionClosed) and log.isEnabledFor(logging.DEBUG):
             log.debug(
                 logfmt(
                     "session_closed",
@@ -293,17 +295,18 @@ class Gateway:
         if not self._jobs:
             self._idle.set()
         self._respond(job.server, job.request_id, reply)
-        log.debug(
-            logfmt(
-                "served",
-                client=_fmt(job.client),
-                method=job.request.method,
-                url=job.request.url,
-                status=wsp_to_http(reply.status),
-                bytes=len(reply.data),
-                ms=round((time.perf_counter() - started) * 1000, 2),
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                logfmt(
+                    "served",
+                    client=_fmt(job.client),
+                    method=job.request.method,
+                    url=job.request.url,
+                    status=wsp_to_http(reply.status),
+                    bytes=len(reply.data),
+                    ms=round((time.perf_counter() - started) * 1000, 2),
+                )
             )
-        )
 
     def _respond(self, server: str, request_id: int, reply: Reply) -> None:
         driver = self._drivers.get(server)
