@@ -38,6 +38,7 @@ VERSIONS = {(1, 0): 0x00, (1, 1): 0x01, (1, 2): 0x02, (1, 3): 0x03}
 """WBXML 5.4: major version minus one in the high nibble, minor in the low."""
 
 _WORD = re.compile(r"\S+")
+_SUBSTRING_SEARCH_LIMIT = 2000  # distinct strings above which substring candidates are skipped
 
 
 @dataclass(frozen=True)
@@ -345,7 +346,7 @@ def _pick_page(
 # ---------------------------------------------------------------- string table
 
 
-def _candidates(slots: Counter[str], with_words: bool) -> list[str]:
+def _candidates(slots: Counter[str], with_words: bool, with_substrings: bool = False) -> list[str]:
     """Strings worth trying as table entries.
 
     Whole strings repeated at least twice whose saving beats their table cost; with
@@ -360,6 +361,16 @@ def _candidates(slots: Counter[str], with_words: bool) -> list[str]:
             for w in set(_WORD.findall(s)):
                 words[w] += k * s.count(w)
         out += [w for w, k in words.items() if k >= 2 and len(w) >= 2 and w not in out]
+        # Whole strings that recur inside other strings (a title that starts the text,
+        # as Kannel's compiler finds); quadratic, so only for modest documents.
+        if with_substrings and len(slots) <= _SUBSTRING_SEARCH_LIMIT:
+            out += [
+                s
+                for s in slots
+                if len(s) >= 3
+                and s not in out
+                and sum(k * t.count(s) for t, k in slots.items()) >= 2
+            ]
     return out
 
 
@@ -506,7 +517,11 @@ def _assemble(
     slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
     strategies: list[list[str]] = [[]]
     if use_table:
-        for optional in (_candidates(slots, False), _candidates(slots, True)):
+        for optional in (
+            _candidates(slots, False),
+            _candidates(slots, True),
+            _candidates(slots, True, True),
+        ):
             for choice in (optional, _prune(slots, required, optional, codec)):
                 if choice not in strategies:
                     strategies.append(choice)
