@@ -24,6 +24,7 @@ teardown, and goodput = file size / that time.
   client's connection has both FINs sent and acknowledged (``TcpStats.closed_at``).
 """
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable
@@ -292,14 +293,20 @@ def wap_transfer(
     drop: DropHook | None = None,
     pcap: str | None = None,
     ideal: bool = False,
+    wtp: WtpConfig | None = None,
 ) -> Transfer:
-    """Fetch a ``size``-octet file by WSP/WTP class 2 over the serial link."""
+    """Fetch a ``size``-octet file by WSP/WTP class 2 over the serial link.
+
+    ``wtp`` replaces the WTP defaults (Kannel's, with segments filling the MTU) at both
+    ends; the server's acknowledgement interval stays 0 (explicit acknowledgement).
+    """
     bed = Testbed(seed, loss, drop, ideal=ideal)
     net, kernel = bed.net, bed.net.kernel
     if pcap is not None:
         net.capture(bed.serial, pcap)
     data = file_bytes(size, seed)
-    server_wtp = WtpConfig(segment_size=WTP_SEGMENT_SIZE, ack_interval=EXPLICIT_ACK_INTERVAL)
+    client_wtp = wtp or WtpConfig(segment_size=WTP_SEGMENT_SIZE)
+    server_wtp = dataclasses.replace(client_wtp, ack_interval=EXPLICIT_ACK_INTERVAL)
     server = WspServer(kernel.stream("wtp", "server"), wtp_config=server_wtp)
 
     def serve(handle: int) -> None:
@@ -317,7 +324,7 @@ def wap_transfer(
     session = ClientSession(
         (SERVER_IP, CONNECTION_ORIENTED_PORT),
         kernel.stream("wtp", "client"),
-        wtp_config=WtpConfig(segment_size=WTP_SEGMENT_SIZE),
+        wtp_config=client_wtp,
     )
     bodies: list[bytes] = []
 
@@ -367,14 +374,16 @@ def http_transfer(
     drop: DropHook | None = None,
     pcap: str | None = None,
     ideal: bool = False,
+    tcp: TcpConfig | None = None,
 ) -> Transfer:
-    """Fetch a ``size``-octet file by HTTP/1.0 over TCP ``variant`` on the serial link."""
+    """Fetch a ``size``-octet file by HTTP/1.0 over TCP ``variant`` on the serial link
+    (``tcp`` replaces the variant's RFC defaults)."""
     bed = Testbed(seed, loss, drop, ideal=ideal)
     net, kernel = bed.net, bed.net.kernel
     if pcap is not None:
         net.capture(bed.serial, pcap)
     data = file_bytes(size, seed)
-    config = TcpConfig.for_variant(variant)
+    config = tcp or TcpConfig.for_variant(variant)
     origin = HttpOrigin(SERVER_IP, HTTP_PORT, config, kernel.stream("tcp", "server"), {PATH: data})
     bed.server.bind_transport(PROTO_TCP, HTTP_PORT, origin)
     client = HttpClient(
