@@ -404,6 +404,9 @@ class ConnectionOrientedServer:
                 self._events.append(MethodCancelled(handle, reason))
         if self.sessions.get(session.client) is session:
             del self.sessions[session.client]
+            # The TID cache holds one entry per initiator address ever seen; a phone that
+            # comes back is accepted as new, as an unknown initiator is (WTP 7.8.2.3).
+            self.wtp.tid_cache.last.pop(session.client, None)
         self._events.append(SessionClosed(session.client, session.session_id, reason))
 
     def _sweep(self, now: float) -> None:
