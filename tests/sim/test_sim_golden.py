@@ -49,13 +49,11 @@ class Burst:
     """Sends ``size``-octet datagrams to ``peer`` in bursts of ``per_burst`` every ``gap``."""
 
     def __init__(self, peer: Address, size: int, per_burst: int, bursts: int, gap: float):
-        self.peer, self.size, self.per_burst, self.left, self.gap = (
-            peer,
-            size,
-            per_burst,
-            bursts,
-            gap,
-        )
+        self.peer = peer
+        self.size = size
+        self.per_burst = per_burst
+        self.left = bursts
+        self.gap = gap
         self.timer: float | None = 0.0
         self.out: list[tuple[bytes, Address]] = []
         self.sent = 0
