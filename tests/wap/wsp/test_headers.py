@@ -184,6 +184,8 @@ def test_unknown_http_status_falls_back_to_its_class() -> None:
         ("7f", "end of data"),  # shift without page
         ("80038080ff", "end of data"),  # q-value cut short
         ("a30180", "end of data"),  # Range without its first-byte-pos
+        # a Quoted-string where Content-Disposition's token belongs (found by fuzzing)
+        ("c50d2261205e41de2e74787400968a", "quoted string where a token"),
     ],
 )
 def test_malformed_blocks_raise_the_codec_error(hex_: str, fragment: str) -> None:

@@ -266,9 +266,17 @@ def _token_or(table: tuple[str, ...] | dict[int, str]) -> Callable[[Reader], str
             if name is None:
                 raise WspCodecError(f"well-known value {index} is not assigned")
             return name
-        return _text(reader)
+        return _unquoted_text(reader)
 
     return decode
+
+
+def _unquoted_text(reader: Reader) -> str:
+    """A Text-string where the grammar has Token-text or Extension-media: a Quoted-string
+    cannot stand there (its rendering would run into the parameters that follow)."""
+    if reader.peek() == QUOTED_STRING_START:
+        raise WspCodecError("quoted string where a token or media type belongs")
+    return reader.text_string()
 
 
 def _token(reader: Reader) -> str:
@@ -296,7 +304,7 @@ def _media(reader: Reader) -> str:
         return _text(reader)
     inner = reader.sub(reader.length())
     if inner.peek() > LENGTH_QUOTE and not inner.peek() & 0x80:
-        media = _text(inner)
+        media = _unquoted_text(inner)
     else:
         media = _content_type_name(inner.integer_value())
     return media + _params(inner)
@@ -349,7 +357,7 @@ def _accept_charset(reader: Reader) -> str:
         return _text(reader)
     inner = reader.sub(reader.length())
     if inner.peek() > LENGTH_QUOTE and not inner.peek() & 0x80:
-        name = _text(inner)
+        name = _unquoted_text(inner)
     else:
         name = _charset_name(inner.integer_value())
     return _with_q(inner, name)
@@ -367,7 +375,7 @@ def _language(reader: Reader) -> str:
     if first & 0x80:
         return _language_name(reader.short_integer())
     if first > LENGTH_QUOTE:
-        return _text(reader)
+        return _unquoted_text(reader)
     return _language_name(reader.long_integer())
 
 
@@ -803,9 +811,13 @@ def decode_content_type(value: bytes) -> str:
 
 
 def _enc_text(value: str) -> bytes:
+    """Text-string, or Quoted-string for a value in quotes; a value that opens a quote
+    it does not close has no WSP form."""
     try:
         if len(value) >= 2 and value[0] == value[-1] == '"':
             return bytes([QUOTED_STRING_START]) + value[1:-1].encode("latin-1") + b"\x00"
+        if value.startswith('"'):
+            raise _Unencodable
         raw = value.encode("latin-1")
     except UnicodeEncodeError:
         raise _Unencodable from None
