@@ -48,14 +48,12 @@ from wwanlab.wap.wtp.machine import (
     ack_psn,
     always,
     index,
+    named,
     nothing,
-    row_name,
 )
 from wwanlab.wap.wtp.pdu import (
-    Abort,
     Ack,
     Invoke,
-    NegativeAck,
     Pdu,
     Result,
     SegmentedInvoke,
@@ -74,6 +72,7 @@ class InitiatorState(Enum):
 
 class Initiator(Transaction[InitiatorState]):
     terminal = InitiatorState.NULL
+    message_types = (Result, SegmentedResult)
 
     def __init__(
         self,
@@ -89,7 +88,7 @@ class Initiator(Transaction[InitiatorState]):
     ) -> None:
         super().__init__(io, config, handle, peer, tid, InitiatorState.NULL)
         self.tcl = tcl
-        self.user_ack = user_ack
+        self._user_ack = user_ack
         self.tid_new = tid_new
         self.hold_on = False
         self.message = OutgoingMessage(data, config.segment_size, config.group_size)
@@ -97,7 +96,18 @@ class Initiator(Transaction[InitiatorState]):
         self.user_knows = True
         self.heard = False  # anything from the responder yet (ends a TIDnew wait)
 
+    @property
+    def user_ack(self) -> bool:
+        return self._user_ack
+
     # --- packets -------------------------------------------------------------------
+    def outgoing(self) -> OutgoingMessage:
+        return self.message
+
+    def retry_psn(self) -> int:
+        """[+] After a hold-on Ack the keep-alive is the invoke's last packet."""
+        return self.message.last if self.hold_on else self.message.group_end
+
     def packet(self, psn: int, rid: bool) -> Pdu:
         gtr, ttr = self.message.trailers(psn)
         data = self.message.segments[psn]
@@ -113,10 +123,6 @@ class Initiator(Transaction[InitiatorState]):
                 up_flag=self.user_ack,
             )
         return SegmentedInvoke(tid=self.tid, psn=psn, user_data=data, gtr=gtr, ttr=ttr, rid=rid)
-
-    def send_group(self, rid: bool) -> None:
-        for psn in self.message.current_group():
-            self.send(self.packet(psn, rid))
 
     def final_ack(self, rid: bool = False) -> None:
         self.send_ack(rid=rid, psn=self.result_in.last if self.result_in.segmented else None)
@@ -134,21 +140,8 @@ class Initiator(Transaction[InitiatorState]):
     def _fits(self) -> bool:
         return self.message.last < self.config.max_segments
 
-    def rcr_below_max(self, s: Stimulus) -> bool:
-        return self.rcr < self.config.max_rcr
-
-    def rcr_at_max(self, s: Stimulus) -> bool:
-        return self.rcr >= self.config.max_rcr
-
     def tid_verification(self, s: Stimulus) -> bool:
         return isinstance(s.pdu, Ack) and s.pdu.tve_tok
-
-    def _plain_ack(self, s: Stimulus) -> bool:
-        return isinstance(s.pdu, Ack) and not s.pdu.tve_tok
-
-    def group_ack(self, s: Stimulus) -> bool:
-        psn = ack_psn(s.pdu)
-        return self._plain_ack(s) and not self.message.is_final_ack(psn)
 
     def final_ack_class1(self, s: Stimulus) -> bool:
         return (
@@ -191,18 +184,6 @@ class Initiator(Transaction[InitiatorState]):
     def no_user_ack(self, s: Stimulus) -> bool:
         return not self.user_ack
 
-    def user_ack_aec_below_max(self, s: Stimulus) -> bool:
-        return self.user_ack and self.aec < self.config.aec_max
-
-    def user_ack_aec_at_max(self, s: Stimulus) -> bool:
-        return self.user_ack and self.aec >= self.config.aec_max
-
-    def with_rid(self, s: Stimulus) -> bool:
-        return s.rid
-
-    def without_rid(self, s: Stimulus) -> bool:
-        return not s.rid
-
     # --- actions -----------------------------------------------------------------------
     def send_invoke(self, s: Stimulus) -> None:
         """Send Invoke PDU (first group), Reset RCR, Start timer R [RCR]."""
@@ -218,17 +199,6 @@ class Initiator(Transaction[InitiatorState]):
         """[+] More than max_segments packets: nothing was sent, abort locally (7.7.4 A)."""
         self.indicate_abort(AbortType.PROVIDER, AbortReason.MESSAGETOOLARGE, local=True)
 
-    def retransmit(self, s: Stimulus) -> None:
-        """Increment RCR, Start timer R [RCR], resend the group's last packet with RID."""
-        self.rcr += 1
-        last = self.message.last if self.hold_on else self.message.group_end
-        self.send(self.packet(last, rid=True))
-        self.start_timer(Input.TIMER_TO_R)
-
-    def give_up(self, s: Stimulus) -> None:
-        """Abort transaction, Generate TR-Abort.ind (NORESPONSE); tell the peer too."""
-        self.abort_provider(AbortReason.NORESPONSE)
-
     def answer_tid_ok(self, s: Stimulus) -> None:
         """Send Ack(TIDok), Start timer R: yes, this TID is outstanding (WTP 7.9)."""
         self.send_ack(tve_tok=True)
@@ -237,27 +207,6 @@ class Initiator(Transaction[InitiatorState]):
     def refuse_tid(self, s: Stimulus) -> None:
         """[+] Not outstanding any more: Send Abort(INVALIDTID) (WTP 7.9.2)."""
         self.send_abort(AbortType.PROVIDER, AbortReason.INVALIDTID)
-
-    def next_group(self, s: Stimulus) -> None:
-        """[+] Group acknowledged: send the next group, Reset RCR, Start timer R."""
-        psn = ack_psn(s.pdu)
-        assert psn is not None
-        if self.message.advance(psn):
-            self.rcr = 0
-            self.send_group(rid=False)
-            self.start_timer(Input.TIMER_TO_R)
-
-    def resend_missing(self, s: Stimulus) -> None:
-        """[+] RcvNak: resend exactly the listed packets (all the group when none listed).
-
-        The NAK shows the receiver alive and the group moving: RCR starts again.
-        """
-        assert isinstance(s.pdu, NegativeAck)
-        listed = [p for p in s.pdu.missing if p <= self.message.last]
-        for psn in listed or self.message.current_group():
-            self.send(self.packet(psn, rid=True))
-        self.rcr = 0
-        self.start_timer(Input.TIMER_TO_R)
 
     def confirm_invoke_class1(self, s: Stimulus) -> None:
         """Stop timer, Generate TR-Invoke.cnf; the class 1 transaction is over."""
@@ -292,43 +241,30 @@ class Initiator(Transaction[InitiatorState]):
         self.final_ack()
         self.start_timer(Input.TIMER_TO_W)
 
-    def wait_more(self, s: Stimulus) -> None:
-        """Increment AEC, Start timer A."""
-        self.aec += 1
-        self.start_timer(Input.TIMER_TO_A)
-
     def resend_ack(self, s: Stimulus) -> None:
         """Send Ack PDU (with RID): the responder missed our Ack."""
         self.final_ack(rid=True)
 
     # --- receiving ---------------------------------------------------------------------
     def receive(self, pdu: Pdu, now: float) -> None:
-        """Route one PDU from the responder into the table, reassembling results."""
+        """Anything from the responder ends a TIDnew wait (see WtpEndpoint)."""
         self.heard = True
-        if isinstance(pdu, Ack):
-            self.dispatch(Stimulus(Input.RCV_ACK, pdu), now)
-        elif isinstance(pdu, NegativeAck):
-            self.dispatch(Stimulus(Input.RCV_NAK, pdu), now)
-        elif isinstance(pdu, Abort):
-            self.dispatch(Stimulus(Input.RCV_ABORT, pdu), now)
-        elif isinstance(pdu, (Result, SegmentedResult)):
-            psn = pdu.psn if isinstance(pdu, SegmentedResult) else 0
-            if self.result_in.complete:
-                self.dispatch(Stimulus(Input.RCV_RESULT, pdu, repeat=True), now)
-                return
-            outcome = self.result_in.add(psn, pdu.user_data, pdu.gtr, pdu.ttr)
-            if self.state != InitiatorState.RESULT_WAIT:
-                self.dispatch(Stimulus(Input.RCV_RESULT, pdu, repeat=True), now)
-            elif outcome.reaction == Reaction.COMPLETE:
-                self.dispatch(Stimulus(Input.RCV_RESULT, pdu, data=self.result_in.data()), now)
-            else:
-                if outcome.reaction == Reaction.ACK:
-                    self.send_ack(psn=outcome.psn)
-                elif outcome.reaction == Reaction.NAK:
-                    self.send(NegativeAck(tid=self.tid, missing=outcome.missing))
-                self.dispatch(Stimulus(Input.RCV_SEGMENT, pdu), now)
+        super().receive(pdu, now)
+
+    def receive_message(self, pdu: Pdu, now: float) -> None:
+        """A packet of the result: reassemble it, then RcvResult (or RcvSegment)."""
+        assert isinstance(pdu, (Result, SegmentedResult))
+        psn = pdu.psn if isinstance(pdu, SegmentedResult) else 0
+        if self.result_in.complete:
+            self.dispatch(Stimulus(Input.RCV_RESULT, pdu, repeat=True), now)
+            return
+        outcome = self.result_in.add(psn, pdu.user_data, pdu.gtr, pdu.ttr)
+        if self.state != InitiatorState.RESULT_WAIT:
+            self.dispatch(Stimulus(Input.RCV_RESULT, pdu, repeat=True), now)
+        elif outcome.reaction == Reaction.COMPLETE:
+            self.dispatch(Stimulus(Input.RCV_RESULT, pdu, data=self.result_in.data()), now)
         else:
-            self.dispatch(Stimulus(Input.RCV_ERROR_PDU, pdu), now)
+            self.receive_segment(pdu, outcome, now)
 
 
 S_ = InitiatorState
@@ -336,92 +272,91 @@ I_ = Input
 R = Row
 I = Initiator  # noqa: E741
 
-INITIATOR_ROWS: list[Row[InitiatorState, Initiator]] = [
-    # NULL  TR-Invoke.req  Class == 2 | 1  -> RESULT WAIT
-    R(S_.NULL, I_.TR_INVOKE_REQ, I.reliable_fits, I.send_invoke, S_.RESULT_WAIT),
-    # NULL  TR-Invoke.req  Class == 0  -> NULL
-    R(S_.NULL, I_.TR_INVOKE_REQ, I.class0_fits, I.send_invoke_class0, S_.NULL),
-    # [+] NULL  TR-Invoke.req  more than 256 packets  -> NULL
-    R(S_.NULL, I_.TR_INVOKE_REQ, I.too_large, I.refuse_too_large, S_.NULL),
-    # RESULT WAIT  TR-Abort.req  Abort transaction, Send Abort PDU (USER)  -> NULL
-    R(S_.RESULT_WAIT, I_.TR_ABORT_REQ, always, I.user_abort, S_.NULL),
-    # RESULT WAIT  RcvAbort  Abort transaction, Generate TR-Abort.ind  -> NULL
-    R(S_.RESULT_WAIT, I_.RCV_ABORT, always, I.peer_abort, S_.NULL),
-    # RESULT WAIT  TimerTO_R  RCR < MAX_RCR  Increment RCR, Start timer R, Send PDU (RID)
-    R(S_.RESULT_WAIT, I_.TIMER_TO_R, I.rcr_below_max, I.retransmit, S_.RESULT_WAIT),
-    # RESULT WAIT  TimerTO_R  RCR == MAX_RCR  Abort, Generate TR-Abort.ind  -> NULL
-    R(S_.RESULT_WAIT, I_.TIMER_TO_R, I.rcr_at_max, I.give_up, S_.NULL),
-    # RESULT WAIT  RcvAck  TIDve  Send Ack(TIDok), Start timer R
-    R(S_.RESULT_WAIT, I_.RCV_ACK, I.tid_verification, I.answer_tid_ok, S_.RESULT_WAIT),
-    # [+] RESULT WAIT  RcvAck  PSN of a group before the last  send the next group
-    R(S_.RESULT_WAIT, I_.RCV_ACK, I.group_ack, I.next_group, S_.RESULT_WAIT),
-    # RESULT WAIT  RcvAck  Class == 1  Stop timer, Generate TR-Invoke.cnf  -> NULL
-    R(S_.RESULT_WAIT, I_.RCV_ACK, I.final_ack_class1, I.confirm_invoke_class1, S_.NULL),
-    # RESULT WAIT  RcvAck  Class == 2, HoldOn == False  TR-Invoke.cnf, HoldOn = True
-    R(S_.RESULT_WAIT, I_.RCV_ACK, I.final_ack_first, I.confirm_invoke_hold_on, S_.RESULT_WAIT),
-    # [+] RESULT WAIT  RcvAck  HoldOn == True  (the keep-alive answered)
-    R(S_.RESULT_WAIT, I_.RCV_ACK, I.final_ack_again, I.keep_alive, S_.RESULT_WAIT),
-    # [+] RESULT WAIT  RcvNak  resend the listed packets
-    R(S_.RESULT_WAIT, I_.RCV_NAK, always, I.resend_missing, S_.RESULT_WAIT),
-    # [+] RESULT WAIT  RcvSegment  HoldOn == False  implicit TR-Invoke.cnf
-    R(S_.RESULT_WAIT, I_.RCV_SEGMENT, I.not_hold_on, I.confirm_invoke_hold_on, S_.RESULT_WAIT),
-    # [+] RESULT WAIT  RcvSegment  HoldOn == True
-    R(S_.RESULT_WAIT, I_.RCV_SEGMENT, I.hold_on_set, I.keep_alive, S_.RESULT_WAIT),
-    # RESULT WAIT  RcvResult  Class == 2, HoldOn == False  TR-Invoke.cnf, TR-Result.ind
-    R(
-        S_.RESULT_WAIT,
-        I_.RCV_RESULT,
-        I.class2_not_hold_on,
-        I.implicit_confirm_and_result,
-        S_.RESULT_RESP_WAIT,
-    ),
-    # RESULT WAIT  RcvResult  Class == 2, HoldOn == True  TR-Result.ind, Start timer A
-    R(S_.RESULT_WAIT, I_.RCV_RESULT, I.class2_hold_on, I.indicate_result, S_.RESULT_RESP_WAIT),
-    # RESULT WAIT  RcvErrorPDU  Abort, Send Abort (PROTOERR), Generate TR-Abort.ind  -> NULL
-    R(S_.RESULT_WAIT, I_.RCV_ERROR_PDU, always, I.error_pdu, S_.NULL),
-    # RESULT RESP WAIT  TR-Result.res  Send Ack PDU, Start timer W  -> WAIT TIMEOUT
-    R(S_.RESULT_RESP_WAIT, I_.TR_RESULT_RES, always, I.ack_result, S_.WAIT_TIMEOUT),
-    # RESULT RESP WAIT  TimerTO_A  Uack == False  Send Ack PDU, Start timer W
-    R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_A, I.no_user_ack, I.ack_result, S_.WAIT_TIMEOUT),
-    # RESULT RESP WAIT  TimerTO_A  Uack, AEC < AEC_MAX  Increment AEC, Start timer A
-    R(
-        S_.RESULT_RESP_WAIT,
-        I_.TIMER_TO_A,
-        I.user_ack_aec_below_max,
-        I.wait_more,
-        S_.RESULT_RESP_WAIT,
-    ),
-    # RESULT RESP WAIT  TimerTO_A  AEC == AEC_MAX  Abort (NORESPONSE), TR-Abort.ind -> NULL
-    R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_A, I.user_ack_aec_at_max, I.give_up, S_.NULL),
-    # RESULT RESP WAIT  RcvResult  ignore (duplicate)
-    R(S_.RESULT_RESP_WAIT, I_.RCV_RESULT, always, nothing, S_.RESULT_RESP_WAIT),
-    # [+] RESULT RESP WAIT  RcvAck (a late hold-on Ack)  ignore
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, I.plain_ack, nothing, S_.RESULT_RESP_WAIT),
-    # RESULT RESP WAIT  RcvAbort  Abort transaction, Generate TR-Abort.ind  -> NULL
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ABORT, always, I.peer_abort, S_.NULL),
-    # RESULT RESP WAIT  TR-Abort.req  Abort transaction, Send Abort PDU (USER)  -> NULL
-    R(S_.RESULT_RESP_WAIT, I_.TR_ABORT_REQ, always, I.user_abort, S_.NULL),
-    # RESULT RESP WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> NULL
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ERROR_PDU, always, I.error_pdu, S_.NULL),
-    # WAIT TIMEOUT  RcvResult  RID == 1  Send Ack PDU
-    R(S_.WAIT_TIMEOUT, I_.RCV_RESULT, I.with_rid, I.resend_ack, S_.WAIT_TIMEOUT),
-    # WAIT TIMEOUT  RcvResult  RID == 0  ignore (duplicate)
-    R(S_.WAIT_TIMEOUT, I_.RCV_RESULT, I.without_rid, nothing, S_.WAIT_TIMEOUT),
-    # WAIT TIMEOUT  TimerTO_W  Clear transaction  -> NULL
-    R(S_.WAIT_TIMEOUT, I_.TIMER_TO_W, always, I.quiet_end, S_.NULL),
-    # WAIT TIMEOUT  RcvAbort  Abort transaction, Generate TR-Abort.ind  -> NULL
-    R(S_.WAIT_TIMEOUT, I_.RCV_ABORT, always, I.peer_abort, S_.NULL),
-    # WAIT TIMEOUT  TR-Abort.req  Abort transaction, Send Abort PDU (USER)  -> NULL
-    R(S_.WAIT_TIMEOUT, I_.TR_ABORT_REQ, always, I.user_abort, S_.NULL),
-    # [+] WAIT TIMEOUT  RcvAck  TIDve  the transaction is over: Send Abort(INVALIDTID)
-    R(S_.WAIT_TIMEOUT, I_.RCV_ACK, I.tid_verification, I.refuse_tid, S_.WAIT_TIMEOUT),
-    # [+] WAIT TIMEOUT  RcvAck  a late hold-on Ack: ignore
-    R(S_.WAIT_TIMEOUT, I_.RCV_ACK, I.plain_ack, nothing, S_.WAIT_TIMEOUT),
-    # WAIT TIMEOUT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> NULL
-    R(S_.WAIT_TIMEOUT, I_.RCV_ERROR_PDU, always, I.error_pdu, S_.NULL),
-]
-INITIATOR_ROWS = [
-    R(r.state, r.input, r.condition, r.action, r.next_state, row_name("initiator", r))
-    for r in INITIATOR_ROWS
-]
+INITIATOR_ROWS: list[Row[InitiatorState, Initiator]] = named(
+    "initiator",
+    [
+        # NULL  TR-Invoke.req  Class == 2 | 1  -> RESULT WAIT
+        R(S_.NULL, I_.TR_INVOKE_REQ, I.reliable_fits, I.send_invoke, S_.RESULT_WAIT),
+        # NULL  TR-Invoke.req  Class == 0  -> NULL
+        R(S_.NULL, I_.TR_INVOKE_REQ, I.class0_fits, I.send_invoke_class0, S_.NULL),
+        # [+] NULL  TR-Invoke.req  more than 256 packets  -> NULL
+        R(S_.NULL, I_.TR_INVOKE_REQ, I.too_large, I.refuse_too_large, S_.NULL),
+        # RESULT WAIT  TR-Abort.req  Abort transaction, Send Abort PDU (USER)  -> NULL
+        R(S_.RESULT_WAIT, I_.TR_ABORT_REQ, always, I.user_abort, S_.NULL),
+        # RESULT WAIT  RcvAbort  Abort transaction, Generate TR-Abort.ind  -> NULL
+        R(S_.RESULT_WAIT, I_.RCV_ABORT, always, I.peer_abort, S_.NULL),
+        # RESULT WAIT  TimerTO_R  RCR < MAX_RCR  Increment RCR, Start timer R, Send PDU (RID)
+        R(S_.RESULT_WAIT, I_.TIMER_TO_R, I.rcr_below_max, I.retransmit, S_.RESULT_WAIT),
+        # RESULT WAIT  TimerTO_R  RCR == MAX_RCR  Abort, Generate TR-Abort.ind  -> NULL
+        R(S_.RESULT_WAIT, I_.TIMER_TO_R, I.rcr_at_max, I.give_up, S_.NULL),
+        # RESULT WAIT  RcvAck  TIDve  Send Ack(TIDok), Start timer R
+        R(S_.RESULT_WAIT, I_.RCV_ACK, I.tid_verification, I.answer_tid_ok, S_.RESULT_WAIT),
+        # [+] RESULT WAIT  RcvAck  PSN of a group before the last  send the next group
+        R(S_.RESULT_WAIT, I_.RCV_ACK, I.group_ack, I.next_group, S_.RESULT_WAIT),
+        # RESULT WAIT  RcvAck  Class == 1  Stop timer, Generate TR-Invoke.cnf  -> NULL
+        R(S_.RESULT_WAIT, I_.RCV_ACK, I.final_ack_class1, I.confirm_invoke_class1, S_.NULL),
+        # RESULT WAIT  RcvAck  Class == 2, HoldOn == False  TR-Invoke.cnf, HoldOn = True
+        R(S_.RESULT_WAIT, I_.RCV_ACK, I.final_ack_first, I.confirm_invoke_hold_on, S_.RESULT_WAIT),
+        # [+] RESULT WAIT  RcvAck  HoldOn == True  (the keep-alive answered)
+        R(S_.RESULT_WAIT, I_.RCV_ACK, I.final_ack_again, I.keep_alive, S_.RESULT_WAIT),
+        # [+] RESULT WAIT  RcvNak  resend the listed packets
+        R(S_.RESULT_WAIT, I_.RCV_NAK, always, I.resend_missing, S_.RESULT_WAIT),
+        # [+] RESULT WAIT  RcvSegment  HoldOn == False  implicit TR-Invoke.cnf
+        R(S_.RESULT_WAIT, I_.RCV_SEGMENT, I.not_hold_on, I.confirm_invoke_hold_on, S_.RESULT_WAIT),
+        # [+] RESULT WAIT  RcvSegment  HoldOn == True
+        R(S_.RESULT_WAIT, I_.RCV_SEGMENT, I.hold_on_set, I.keep_alive, S_.RESULT_WAIT),
+        # RESULT WAIT  RcvResult  Class == 2, HoldOn == False  TR-Invoke.cnf, TR-Result.ind
+        R(
+            S_.RESULT_WAIT,
+            I_.RCV_RESULT,
+            I.class2_not_hold_on,
+            I.implicit_confirm_and_result,
+            S_.RESULT_RESP_WAIT,
+        ),
+        # RESULT WAIT  RcvResult  Class == 2, HoldOn == True  TR-Result.ind, Start timer A
+        R(S_.RESULT_WAIT, I_.RCV_RESULT, I.class2_hold_on, I.indicate_result, S_.RESULT_RESP_WAIT),
+        # RESULT WAIT  RcvErrorPDU  Abort, Send Abort (PROTOERR), Generate TR-Abort.ind  -> NULL
+        R(S_.RESULT_WAIT, I_.RCV_ERROR_PDU, always, I.error_pdu, S_.NULL),
+        # RESULT RESP WAIT  TR-Result.res  Send Ack PDU, Start timer W  -> WAIT TIMEOUT
+        R(S_.RESULT_RESP_WAIT, I_.TR_RESULT_RES, always, I.ack_result, S_.WAIT_TIMEOUT),
+        # RESULT RESP WAIT  TimerTO_A  Uack == False  Send Ack PDU, Start timer W
+        R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_A, I.no_user_ack, I.ack_result, S_.WAIT_TIMEOUT),
+        # RESULT RESP WAIT  TimerTO_A  Uack, AEC < AEC_MAX  Increment AEC, Start timer A
+        R(
+            S_.RESULT_RESP_WAIT,
+            I_.TIMER_TO_A,
+            I.user_ack_aec_below_max,
+            I.wait_more,
+            S_.RESULT_RESP_WAIT,
+        ),
+        # RESULT RESP WAIT  TimerTO_A  AEC == AEC_MAX  Abort (NORESPONSE), TR-Abort.ind -> NULL
+        R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_A, I.user_ack_aec_at_max, I.give_up, S_.NULL),
+        # RESULT RESP WAIT  RcvResult  ignore (duplicate)
+        R(S_.RESULT_RESP_WAIT, I_.RCV_RESULT, always, nothing, S_.RESULT_RESP_WAIT),
+        # [+] RESULT RESP WAIT  RcvAck (a late hold-on Ack)  ignore
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, I.plain_ack, nothing, S_.RESULT_RESP_WAIT),
+        # RESULT RESP WAIT  RcvAbort  Abort transaction, Generate TR-Abort.ind  -> NULL
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ABORT, always, I.peer_abort, S_.NULL),
+        # RESULT RESP WAIT  TR-Abort.req  Abort transaction, Send Abort PDU (USER)  -> NULL
+        R(S_.RESULT_RESP_WAIT, I_.TR_ABORT_REQ, always, I.user_abort, S_.NULL),
+        # RESULT RESP WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> NULL
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ERROR_PDU, always, I.error_pdu, S_.NULL),
+        # WAIT TIMEOUT  RcvResult  RID == 1  Send Ack PDU
+        R(S_.WAIT_TIMEOUT, I_.RCV_RESULT, I.with_rid, I.resend_ack, S_.WAIT_TIMEOUT),
+        # WAIT TIMEOUT  RcvResult  RID == 0  ignore (duplicate)
+        R(S_.WAIT_TIMEOUT, I_.RCV_RESULT, I.without_rid, nothing, S_.WAIT_TIMEOUT),
+        # WAIT TIMEOUT  TimerTO_W  Clear transaction  -> NULL
+        R(S_.WAIT_TIMEOUT, I_.TIMER_TO_W, always, I.quiet_end, S_.NULL),
+        # WAIT TIMEOUT  RcvAbort  Abort transaction, Generate TR-Abort.ind  -> NULL
+        R(S_.WAIT_TIMEOUT, I_.RCV_ABORT, always, I.peer_abort, S_.NULL),
+        # WAIT TIMEOUT  TR-Abort.req  Abort transaction, Send Abort PDU (USER)  -> NULL
+        R(S_.WAIT_TIMEOUT, I_.TR_ABORT_REQ, always, I.user_abort, S_.NULL),
+        # [+] WAIT TIMEOUT  RcvAck  TIDve  the transaction is over: Send Abort(INVALIDTID)
+        R(S_.WAIT_TIMEOUT, I_.RCV_ACK, I.tid_verification, I.refuse_tid, S_.WAIT_TIMEOUT),
+        # [+] WAIT TIMEOUT  RcvAck  a late hold-on Ack: ignore
+        R(S_.WAIT_TIMEOUT, I_.RCV_ACK, I.plain_ack, nothing, S_.WAIT_TIMEOUT),
+        # WAIT TIMEOUT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> NULL
+        R(S_.WAIT_TIMEOUT, I_.RCV_ERROR_PDU, always, I.error_pdu, S_.NULL),
+    ],
+)
 Initiator.table = index(INITIATOR_ROWS)

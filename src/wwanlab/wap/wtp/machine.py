@@ -10,7 +10,7 @@ never silently ignored.
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -18,7 +18,8 @@ from wwanlab.core.address import Address
 from wwanlab.core.errors import WwanlabError
 from wwanlab.wap.wtp.constants import AbortReason, AbortType
 from wwanlab.wap.wtp.events import AbortIndication, WtpEvent
-from wwanlab.wap.wtp.pdu import Abort, Ack, Pdu, PsnTpi
+from wwanlab.wap.wtp.pdu import Abort, Ack, NegativeAck, Pdu, PsnTpi
+from wwanlab.wap.wtp.sar import Outcome, OutgoingMessage, Reaction
 from wwanlab.wap.wtp.timers import WtpConfig
 
 
@@ -118,6 +119,11 @@ def row_name(role: str, row: Row[S, T]) -> str:
     )
 
 
+def named(role: str, rows: Sequence[Row[S, T]]) -> list[Row[S, T]]:
+    """The rows, each named ``role:STATE/INPUT/condition/action`` (the ``fired`` keys)."""
+    return [replace(row, name=row_name(role, row)) for row in rows]
+
+
 class Transaction(Generic[S]):
     """State shared by both roles: identity, the one timer, counters, output."""
 
@@ -213,7 +219,123 @@ class Transaction(Generic[S]):
         self.send_abort(AbortType.PROVIDER, reason)
         self.indicate_abort(AbortType.PROVIDER, reason, local=True)
 
+    # --- the outgoing message (Invoke or Result) ------------------------------------------
+    def outgoing(self) -> OutgoingMessage:
+        """The message this role sends: the initiator's invoke, the responder's result."""
+        raise NotImplementedError
+
+    def packet(self, psn: int, rid: bool) -> Pdu:
+        """Packet ``psn`` of the outgoing message."""
+        raise NotImplementedError
+
+    def retry_psn(self) -> int:
+        """The packet timer R resends: the last of the group in flight."""
+        return self.outgoing().group_end
+
+    def send_group(self, rid: bool) -> None:
+        for psn in self.outgoing().current_group():
+            self.send(self.packet(psn, rid))
+
+    # --- receiving ---------------------------------------------------------------------
+    message_types: ClassVar[tuple[type[Pdu], ...]]  # the PDUs of the message received
+
+    def receive(self, pdu: Pdu, now: float) -> None:
+        """Route one PDU from the peer into the table; messages go to receive_message."""
+        if isinstance(pdu, Ack):
+            self.dispatch(Stimulus(Input.RCV_ACK, pdu), now)
+        elif isinstance(pdu, NegativeAck):
+            self.dispatch(Stimulus(Input.RCV_NAK, pdu), now)
+        elif isinstance(pdu, Abort):
+            self.dispatch(Stimulus(Input.RCV_ABORT, pdu), now)
+        elif isinstance(pdu, self.message_types):
+            self.receive_message(pdu, now)
+        else:
+            self.dispatch(Stimulus(Input.RCV_ERROR_PDU, pdu), now)
+
+    def receive_message(self, pdu: Pdu, now: float) -> None:
+        """One packet of the incoming message (Invoke or Result, maybe segmented)."""
+        raise NotImplementedError
+
+    def receive_segment(self, pdu: Pdu, outcome: Outcome, now: float) -> None:
+        """A packet of an incomplete message: acknowledge a whole group or list the holes."""
+        if outcome.reaction == Reaction.ACK:
+            self.send_ack(psn=outcome.psn)
+        elif outcome.reaction == Reaction.NAK:
+            self.send(
+                NegativeAck(
+                    tid=self.tid, tid_response=self.responder_side, missing=outcome.missing
+                )
+            )
+        self.dispatch(Stimulus(Input.RCV_SEGMENT, pdu), now)
+
+    # --- conditions shared by both tables ------------------------------------------------
+    @property
+    def user_ack(self) -> bool:
+        """Uack: the user acknowledges the invoke explicitly (the U/P flag, WTP 9.4.2)."""
+        raise NotImplementedError
+
+    def rcr_below_max(self, s: Stimulus) -> bool:
+        return self.rcr < self.config.max_rcr
+
+    def rcr_at_max(self, s: Stimulus) -> bool:
+        return self.rcr >= self.config.max_rcr
+
+    def user_ack_aec_below_max(self, s: Stimulus) -> bool:
+        return self.user_ack and self.aec < self.config.aec_max
+
+    def user_ack_aec_at_max(self, s: Stimulus) -> bool:
+        return self.user_ack and self.aec >= self.config.aec_max
+
+    def with_rid(self, s: Stimulus) -> bool:
+        return s.rid
+
+    def without_rid(self, s: Stimulus) -> bool:
+        return not s.rid
+
+    def _plain_ack(self, s: Stimulus) -> bool:
+        return isinstance(s.pdu, Ack) and not s.pdu.tve_tok
+
+    def group_ack(self, s: Stimulus) -> bool:
+        return self._plain_ack(s) and not self.outgoing().is_final_ack(ack_psn(s.pdu))
+
     # --- actions shared by both tables ---------------------------------------------------
+    def retransmit(self, s: Stimulus) -> None:
+        """Increment RCR, Start timer R [RCR], Send the group's last packet again (RID)."""
+        self.rcr += 1
+        self.send(self.packet(self.retry_psn(), rid=True))
+        self.start_timer(Input.TIMER_TO_R)
+
+    def next_group(self, s: Stimulus) -> None:
+        """[+] Group acknowledged: send the next group, Reset RCR, Start timer R."""
+        psn = ack_psn(s.pdu)
+        assert psn is not None
+        if self.outgoing().advance(psn):
+            self.rcr = 0
+            self.send_group(rid=False)
+            self.start_timer(Input.TIMER_TO_R)
+
+    def resend_missing(self, s: Stimulus) -> None:
+        """[+] RcvNak: resend exactly the listed packets (all the group when none listed).
+
+        The NAK shows the receiver alive and the group moving: RCR starts again.
+        """
+        assert isinstance(s.pdu, NegativeAck)
+        message = self.outgoing()
+        listed = [p for p in s.pdu.missing if p <= message.last]
+        for psn in listed or message.current_group():
+            self.send(self.packet(psn, rid=True))
+        self.rcr = 0
+        self.start_timer(Input.TIMER_TO_R)
+
+    def wait_more(self, s: Stimulus) -> None:
+        """Increment AEC, Start timer A."""
+        self.aec += 1
+        self.start_timer(Input.TIMER_TO_A)
+
+    def give_up(self, s: Stimulus) -> None:
+        """Abort transaction, Send Abort(NORESPONSE), Generate TR-Abort.ind."""
+        self.abort_provider(AbortReason.NORESPONSE)
+
     def user_abort(self, s: Stimulus) -> None:
         """TR-Abort.req: Send Abort PDU (USER) (WTP 9.5/9.6)."""
         self.send_abort(AbortType.USER, s.reason)

@@ -52,14 +52,12 @@ from wwanlab.wap.wtp.machine import (
     ack_psn,
     always,
     index,
+    named,
     nothing,
-    row_name,
 )
 from wwanlab.wap.wtp.pdu import (
-    Abort,
     Ack,
     Invoke,
-    NegativeAck,
     Pdu,
     Result,
     SegmentedInvoke,
@@ -82,6 +80,7 @@ class ResponderState(Enum):
 class Responder(Transaction[ResponderState]):
     terminal = ResponderState.LISTEN
     responder_side = True
+    message_types = (Invoke, SegmentedInvoke)
 
     def __init__(
         self, io: Io, config: WtpConfig, handle: int, peer: Address, tid: int, tids: TidCache
@@ -114,6 +113,10 @@ class Responder(Transaction[ResponderState]):
         return not (self.first and self.first.gtr and self.first.ttr)
 
     # --- packets ---------------------------------------------------------------------------
+    def outgoing(self) -> OutgoingMessage:
+        assert self.result is not None
+        return self.result
+
     def packet(self, psn: int, rid: bool) -> Pdu:
         assert self.result is not None
         gtr, ttr = self.result.trailers(psn)
@@ -148,12 +151,6 @@ class Responder(Transaction[ResponderState]):
     def tid_ok_answer(self, s: Stimulus) -> bool:
         return isinstance(s.pdu, Ack) and s.pdu.tve_tok
 
-    def with_rid(self, s: Stimulus) -> bool:
-        return s.rid
-
-    def without_rid(self, s: Stimulus) -> bool:
-        return not s.rid
-
     def rid_ack_sent(self, s: Stimulus) -> bool:
         return s.rid and self.ack_sent
 
@@ -183,28 +180,8 @@ class Responder(Transaction[ResponderState]):
     def class1_no_user_ack(self, s: Stimulus) -> bool:
         return self.class1(s) and not self.user_ack
 
-    def user_ack_aec_below_max(self, s: Stimulus) -> bool:
-        return self.user_ack and self.aec < self.config.aec_max
-
-    def user_ack_aec_at_max(self, s: Stimulus) -> bool:
-        return self.user_ack and self.aec >= self.config.aec_max
-
-    def rcr_below_max(self, s: Stimulus) -> bool:
-        return self.rcr < self.config.max_rcr
-
-    def rcr_at_max(self, s: Stimulus) -> bool:
-        return self.rcr >= self.config.max_rcr
-
-    def _plain_ack(self, s: Stimulus) -> bool:
-        return isinstance(s.pdu, Ack) and not s.pdu.tve_tok
-
     def final_ack(self, s: Stimulus) -> bool:
-        assert self.result is not None
-        return self._plain_ack(s) and self.result.is_final_ack(ack_psn(s.pdu))
-
-    def group_ack(self, s: Stimulus) -> bool:
-        assert self.result is not None
-        return self._plain_ack(s) and not self.result.is_final_ack(ack_psn(s.pdu))
+        return self._plain_ack(s) and self.outgoing().is_final_ack(ack_psn(s.pdu))
 
     # --- actions ----------------------------------------------------------------------------
     def indicate_invoke(self, s: Stimulus) -> None:
@@ -268,57 +245,17 @@ class Responder(Transaction[ResponderState]):
         """Send Ack PDU again (RID): the initiator missed it."""
         self.invoke_ack(rid=True)
 
-    def wait_more(self, s: Stimulus) -> None:
-        """Increment AEC, Start timer A."""
-        self.aec += 1
-        self.start_timer(Input.TIMER_TO_A)
-
-    def give_up(self, s: Stimulus) -> None:
-        """Abort transaction, Send Abort(NORESPONSE), Generate TR-Abort.ind."""
-        self.abort_provider(AbortReason.NORESPONSE)
-
     def send_result(self, s: Stimulus) -> None:
         """Reset RCR, Start timer R, Send Result PDU (the first group)."""
         size = self.config.segment_size if self.peer_does_sar else max(1, len(s.data))
         self.result = OutgoingMessage(s.data, size, self.config.group_size)
         self.rcr = 0
-        for psn in self.result.current_group():
-            self.send(self.packet(psn, rid=False))
+        self.send_group(rid=False)
         self.start_timer(Input.TIMER_TO_R)
 
     def refuse_too_large(self, s: Stimulus) -> None:
         """[+] More than max_segments packets: Abort(MESSAGETOOLARGE), TR-Abort.ind."""
         self.abort_provider(AbortReason.MESSAGETOOLARGE)
-
-    def next_group(self, s: Stimulus) -> None:
-        """[+] Group acknowledged: send the next one, Reset RCR, Start timer R."""
-        assert self.result is not None
-        psn = ack_psn(s.pdu)
-        assert psn is not None
-        if self.result.advance(psn):
-            self.rcr = 0
-            for p in self.result.current_group():
-                self.send(self.packet(p, rid=False))
-            self.start_timer(Input.TIMER_TO_R)
-
-    def resend_missing(self, s: Stimulus) -> None:
-        """[+] RcvNak: resend exactly the listed packets (all the group when none listed).
-
-        The NAK shows the receiver alive and the group moving: RCR starts again.
-        """
-        assert self.result is not None and isinstance(s.pdu, NegativeAck)
-        listed = [p for p in s.pdu.missing if p <= self.result.last]
-        for psn in listed or self.result.current_group():
-            self.send(self.packet(psn, rid=True))
-        self.rcr = 0
-        self.start_timer(Input.TIMER_TO_R)
-
-    def retransmit(self, s: Stimulus) -> None:
-        """Increment RCR, Start timer R, Send the group's last packet again (RID)."""
-        assert self.result is not None
-        self.rcr += 1
-        self.send(self.packet(self.result.group_end, rid=True))
-        self.start_timer(Input.TIMER_TO_R)
 
     def confirm_result(self, s: Stimulus) -> None:
         """Generate TR-Result.cnf; the transaction is over."""
@@ -326,36 +263,24 @@ class Responder(Transaction[ResponderState]):
         self.stop_timer()
 
     # --- receiving ----------------------------------------------------------------------------
-    def receive(self, pdu: Pdu, now: float) -> None:
-        """Route one PDU from the initiator into the table, reassembling invokes."""
-        if isinstance(pdu, Ack):
-            self.dispatch(Stimulus(Input.RCV_ACK, pdu), now)
-        elif isinstance(pdu, NegativeAck):
-            self.dispatch(Stimulus(Input.RCV_NAK, pdu), now)
-        elif isinstance(pdu, Abort):
-            self.dispatch(Stimulus(Input.RCV_ABORT, pdu), now)
-        elif isinstance(pdu, (Invoke, SegmentedInvoke)):
-            if self.invoke_in.complete:
-                self.dispatch(Stimulus(Input.RCV_INVOKE, pdu, repeat=True), now)
-                return
-            psn = pdu.psn if isinstance(pdu, SegmentedInvoke) else 0
-            if isinstance(pdu, Invoke):
-                self.first = pdu
-            gtr, ttr = pdu.gtr, pdu.ttr
-            if isinstance(pdu, Invoke) and gtr and ttr:
-                gtr = False  # "SAR not supported": a whole message in one packet
-            outcome = self.invoke_in.add(psn, pdu.user_data, gtr, ttr)
-            if outcome.reaction == Reaction.COMPLETE:
-                self.data = self.invoke_in.data()
-                self.dispatch(Stimulus(Input.RCV_INVOKE, pdu, data=self.data), now)
-                return
-            if outcome.reaction == Reaction.ACK:
-                self.send_ack(psn=outcome.psn)
-            elif outcome.reaction == Reaction.NAK:
-                self.send(NegativeAck(tid=self.tid, tid_response=True, missing=outcome.missing))
-            self.dispatch(Stimulus(Input.RCV_SEGMENT, pdu), now)
+    def receive_message(self, pdu: Pdu, now: float) -> None:
+        """A packet of the invoke: reassemble it, then RcvInvoke (or RcvSegment)."""
+        assert isinstance(pdu, (Invoke, SegmentedInvoke))
+        if self.invoke_in.complete:
+            self.dispatch(Stimulus(Input.RCV_INVOKE, pdu, repeat=True), now)
+            return
+        psn = pdu.psn if isinstance(pdu, SegmentedInvoke) else 0
+        if isinstance(pdu, Invoke):
+            self.first = pdu
+        gtr, ttr = pdu.gtr, pdu.ttr
+        if isinstance(pdu, Invoke) and gtr and ttr:
+            gtr = False  # "SAR not supported": a whole message in one packet
+        outcome = self.invoke_in.add(psn, pdu.user_data, gtr, ttr)
+        if outcome.reaction == Reaction.COMPLETE:
+            self.data = self.invoke_in.data()
+            self.dispatch(Stimulus(Input.RCV_INVOKE, pdu, data=self.data), now)
         else:
-            self.dispatch(Stimulus(Input.RCV_ERROR_PDU, pdu), now)
+            self.receive_segment(pdu, outcome, now)
 
 
 S_ = ResponderState
@@ -363,138 +288,149 @@ I_ = Input
 R = Row
 P = Responder
 
-RESPONDER_ROWS: list[Row[ResponderState, Responder]] = [
-    # LISTEN  RcvInvoke  Class == 2 | 1, TID ok  TR-Invoke.ind, Start A  -> INVOKE RESP WAIT
-    R(S_.LISTEN, I_.RCV_INVOKE, P.reliable_tid_ok, P.indicate_invoke, S_.INVOKE_RESP_WAIT),
-    # LISTEN  RcvInvoke  Class == 2 | 1, TIDve needed  Send Ack(TIDve)  -> TIDOK WAIT
-    R(S_.LISTEN, I_.RCV_INVOKE, P.reliable_tid_verify, P.verify_tid, S_.TIDOK_WAIT),
-    # LISTEN  RcvInvoke  Class == 0  TR-Invoke.ind  -> LISTEN
-    R(S_.LISTEN, I_.RCV_INVOKE, P.class0, P.indicate_invoke_class0, S_.LISTEN),
-    # [+] LISTEN  RcvSegment  collect, Start timer W  -> LISTEN
-    R(S_.LISTEN, I_.RCV_SEGMENT, always, P.reassembling, S_.LISTEN),
-    # [+] LISTEN  TimerTO_W  an incomplete segmented invoke is dropped (Kannel)  -> LISTEN
-    R(S_.LISTEN, I_.TIMER_TO_W, always, P.quiet_end, S_.LISTEN),
-    # [+] LISTEN  RcvAbort  (while reassembling) clear  -> LISTEN
-    R(S_.LISTEN, I_.RCV_ABORT, always, P.quiet_end, S_.LISTEN),
-    # LISTEN  RcvErrorPDU  Send Abort PDU (PROTOERR)  -> LISTEN
-    R(S_.LISTEN, I_.RCV_ERROR_PDU, always, P.protocol_error_no_user, S_.LISTEN),
-    # TIDOK WAIT  RcvAck  TIDok  TR-Invoke.ind, Start timer A  -> INVOKE RESP WAIT
-    R(S_.TIDOK_WAIT, I_.RCV_ACK, P.tid_ok_answer, P.tid_verified, S_.INVOKE_RESP_WAIT),
-    # TIDOK WAIT  RcvAbort  Clear transaction  -> LISTEN
-    R(S_.TIDOK_WAIT, I_.RCV_ABORT, always, P.quiet_end, S_.LISTEN),
-    # TIDOK WAIT  RcvInvoke  RID == 0  ignore
-    R(S_.TIDOK_WAIT, I_.RCV_INVOKE, P.without_rid, nothing, S_.TIDOK_WAIT),
-    # TIDOK WAIT  RcvInvoke  RID == 1  Send Ack(TIDve)
-    R(S_.TIDOK_WAIT, I_.RCV_INVOKE, P.with_rid, P.resend_tid_question, S_.TIDOK_WAIT),
-    # [+] TIDOK WAIT  TimerTO_W  no answer: clear  -> LISTEN
-    R(S_.TIDOK_WAIT, I_.TIMER_TO_W, always, P.quiet_end, S_.LISTEN),
-    # TIDOK WAIT  RcvErrorPDU  Send Abort PDU (PROTOERR)  -> LISTEN
-    R(S_.TIDOK_WAIT, I_.RCV_ERROR_PDU, always, P.protocol_error_no_user, S_.LISTEN),
-    # INVOKE RESP WAIT  TR-Invoke.res  Class == 2  Start timer A  -> RESULT WAIT
-    R(S_.INVOKE_RESP_WAIT, I_.TR_INVOKE_RES, P.class2, P.await_result, S_.RESULT_WAIT),
-    # INVOKE RESP WAIT  TR-Invoke.res  Class == 1  Send Ack, Start timer W  -> WAIT TIMEOUT
-    R(S_.INVOKE_RESP_WAIT, I_.TR_INVOKE_RES, P.class1, P.ack_and_wait, S_.WAIT_TIMEOUT),
-    # INVOKE RESP WAIT  TR-Result.req  Reset RCR, Start R, Send Result -> RESULT RESP WAIT
-    R(
-        S_.INVOKE_RESP_WAIT,
-        I_.TR_RESULT_REQ,
-        P.class2_result_fits,
-        P.send_result,
-        S_.RESULT_RESP_WAIT,
-    ),
-    # [+] INVOKE RESP WAIT  TR-Result.req  too large  Abort(MESSAGETOOLARGE)  -> LISTEN
-    R(
-        S_.INVOKE_RESP_WAIT,
-        I_.TR_RESULT_REQ,
-        P.class2_result_too_large,
-        P.refuse_too_large,
-        S_.LISTEN,
-    ),
-    # INVOKE RESP WAIT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
-    R(S_.INVOKE_RESP_WAIT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
-    # INVOKE RESP WAIT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
-    R(S_.INVOKE_RESP_WAIT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
-    # INVOKE RESP WAIT  RcvInvoke  ignore
-    R(S_.INVOKE_RESP_WAIT, I_.RCV_INVOKE, always, nothing, S_.INVOKE_RESP_WAIT),
-    # INVOKE RESP WAIT  TimerTO_A  Class == 2, Uack == False  Send Ack  -> RESULT WAIT
-    R(S_.INVOKE_RESP_WAIT, I_.TIMER_TO_A, P.class2_no_user_ack, P.hold_on, S_.RESULT_WAIT),
-    # INVOKE RESP WAIT  TimerTO_A  Class == 1, Uack == False  Send Ack, Start W
-    R(
-        S_.INVOKE_RESP_WAIT,
-        I_.TIMER_TO_A,
-        P.class1_no_user_ack,
-        P.ack_and_wait,
-        S_.WAIT_TIMEOUT,
-    ),
-    # INVOKE RESP WAIT  TimerTO_A  Uack, AEC < AEC_MAX  Increment AEC, Start timer A
-    R(
-        S_.INVOKE_RESP_WAIT,
-        I_.TIMER_TO_A,
-        P.user_ack_aec_below_max,
-        P.wait_more,
-        S_.INVOKE_RESP_WAIT,
-    ),
-    # INVOKE RESP WAIT  TimerTO_A  AEC == AEC_MAX  Abort(NORESPONSE), TR-Abort.ind -> LISTEN
-    R(S_.INVOKE_RESP_WAIT, I_.TIMER_TO_A, P.user_ack_aec_at_max, P.give_up, S_.LISTEN),
-    # [+] INVOKE RESP WAIT  RcvAck  TIDok again  ignore
-    R(S_.INVOKE_RESP_WAIT, I_.RCV_ACK, P.tid_ok_answer, nothing, S_.INVOKE_RESP_WAIT),
-    # INVOKE RESP WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
-    R(S_.INVOKE_RESP_WAIT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
-    # RESULT WAIT  TR-Result.req  Reset RCR, Start timer R, Send Result  -> RESULT RESP WAIT
-    R(S_.RESULT_WAIT, I_.TR_RESULT_REQ, P.class2_result_fits, P.send_result, S_.RESULT_RESP_WAIT),
-    # [+] RESULT WAIT  TR-Result.req  too large  Abort(MESSAGETOOLARGE)  -> LISTEN
-    R(S_.RESULT_WAIT, I_.TR_RESULT_REQ, P.class2_result_too_large, P.refuse_too_large, S_.LISTEN),
-    # RESULT WAIT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
-    R(S_.RESULT_WAIT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
-    # RESULT WAIT  RcvInvoke  RID == 0  ignore
-    R(S_.RESULT_WAIT, I_.RCV_INVOKE, P.without_rid, nothing, S_.RESULT_WAIT),
-    # RESULT WAIT  RcvInvoke  RID == 1, AckSent  Send Ack PDU
-    R(S_.RESULT_WAIT, I_.RCV_INVOKE, P.rid_ack_sent, P.resend_ack, S_.RESULT_WAIT),
-    # RESULT WAIT  RcvInvoke  RID == 1, no Ack sent yet  ignore
-    R(S_.RESULT_WAIT, I_.RCV_INVOKE, P.rid_no_ack_sent, nothing, S_.RESULT_WAIT),
-    # RESULT WAIT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
-    R(S_.RESULT_WAIT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
-    # RESULT WAIT  TimerTO_A  Send Ack PDU (hold on)
-    R(S_.RESULT_WAIT, I_.TIMER_TO_A, always, P.hold_on, S_.RESULT_WAIT),
-    # [+] RESULT WAIT  RcvAck  TIDok again  ignore (CR-Nokia-WTP-20-March-2000/2)
-    R(S_.RESULT_WAIT, I_.RCV_ACK, P.tid_ok_answer, nothing, S_.RESULT_WAIT),
-    # RESULT WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
-    R(S_.RESULT_WAIT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
-    # RESULT RESP WAIT  RcvAck  Generate TR-Result.cnf  -> LISTEN
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, P.final_ack, P.confirm_result, S_.LISTEN),
-    # [+] RESULT RESP WAIT  RcvAck  PSN of a group before the last  send the next group
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, P.group_ack, P.next_group, S_.RESULT_RESP_WAIT),
-    # [+] RESULT RESP WAIT  RcvAck  TIDok again  ignore
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, P.tid_ok_answer, nothing, S_.RESULT_RESP_WAIT),
-    # [+] RESULT RESP WAIT  RcvNak  resend the listed packets
-    R(S_.RESULT_RESP_WAIT, I_.RCV_NAK, always, P.resend_missing, S_.RESULT_RESP_WAIT),
-    # RESULT RESP WAIT  RcvInvoke  ignore (Kannel: the spec has no row)
-    R(S_.RESULT_RESP_WAIT, I_.RCV_INVOKE, always, nothing, S_.RESULT_RESP_WAIT),
-    # RESULT RESP WAIT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
-    # RESULT RESP WAIT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
-    R(S_.RESULT_RESP_WAIT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
-    # RESULT RESP WAIT  TimerTO_R  RCR < MAX_RCR  Increment RCR, Start R, Send Result (RID)
-    R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_R, P.rcr_below_max, P.retransmit, S_.RESULT_RESP_WAIT),
-    # RESULT RESP WAIT  TimerTO_R  RCR == MAX_RCR  Abort(NORESPONSE), TR-Abort.ind -> LISTEN
-    R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_R, P.rcr_at_max, P.give_up, S_.LISTEN),
-    # RESULT RESP WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
-    R(S_.RESULT_RESP_WAIT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
-    # WAIT TIMEOUT  RcvInvoke  RID == 0  ignore
-    R(S_.WAIT_TIMEOUT, I_.RCV_INVOKE, P.without_rid, nothing, S_.WAIT_TIMEOUT),
-    # WAIT TIMEOUT  RcvInvoke  RID == 1  Send Ack PDU
-    R(S_.WAIT_TIMEOUT, I_.RCV_INVOKE, P.with_rid, P.resend_ack, S_.WAIT_TIMEOUT),
-    # WAIT TIMEOUT  TimerTO_W  Clear transaction  -> LISTEN
-    R(S_.WAIT_TIMEOUT, I_.TIMER_TO_W, always, P.quiet_end, S_.LISTEN),
-    # WAIT TIMEOUT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
-    R(S_.WAIT_TIMEOUT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
-    # WAIT TIMEOUT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
-    R(S_.WAIT_TIMEOUT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
-    # WAIT TIMEOUT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
-    R(S_.WAIT_TIMEOUT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
-]
-RESPONDER_ROWS = [
-    R(r.state, r.input, r.condition, r.action, r.next_state, row_name("responder", r))
-    for r in RESPONDER_ROWS
-]
+RESPONDER_ROWS: list[Row[ResponderState, Responder]] = named(
+    "responder",
+    [
+        # LISTEN  RcvInvoke  Class == 2 | 1, TID ok  TR-Invoke.ind, Start A  -> INVOKE RESP WAIT
+        R(S_.LISTEN, I_.RCV_INVOKE, P.reliable_tid_ok, P.indicate_invoke, S_.INVOKE_RESP_WAIT),
+        # LISTEN  RcvInvoke  Class == 2 | 1, TIDve needed  Send Ack(TIDve)  -> TIDOK WAIT
+        R(S_.LISTEN, I_.RCV_INVOKE, P.reliable_tid_verify, P.verify_tid, S_.TIDOK_WAIT),
+        # LISTEN  RcvInvoke  Class == 0  TR-Invoke.ind  -> LISTEN
+        R(S_.LISTEN, I_.RCV_INVOKE, P.class0, P.indicate_invoke_class0, S_.LISTEN),
+        # [+] LISTEN  RcvSegment  collect, Start timer W  -> LISTEN
+        R(S_.LISTEN, I_.RCV_SEGMENT, always, P.reassembling, S_.LISTEN),
+        # [+] LISTEN  TimerTO_W  an incomplete segmented invoke is dropped (Kannel)  -> LISTEN
+        R(S_.LISTEN, I_.TIMER_TO_W, always, P.quiet_end, S_.LISTEN),
+        # [+] LISTEN  RcvAbort  (while reassembling) clear  -> LISTEN
+        R(S_.LISTEN, I_.RCV_ABORT, always, P.quiet_end, S_.LISTEN),
+        # LISTEN  RcvErrorPDU  Send Abort PDU (PROTOERR)  -> LISTEN
+        R(S_.LISTEN, I_.RCV_ERROR_PDU, always, P.protocol_error_no_user, S_.LISTEN),
+        # TIDOK WAIT  RcvAck  TIDok  TR-Invoke.ind, Start timer A  -> INVOKE RESP WAIT
+        R(S_.TIDOK_WAIT, I_.RCV_ACK, P.tid_ok_answer, P.tid_verified, S_.INVOKE_RESP_WAIT),
+        # TIDOK WAIT  RcvAbort  Clear transaction  -> LISTEN
+        R(S_.TIDOK_WAIT, I_.RCV_ABORT, always, P.quiet_end, S_.LISTEN),
+        # TIDOK WAIT  RcvInvoke  RID == 0  ignore
+        R(S_.TIDOK_WAIT, I_.RCV_INVOKE, P.without_rid, nothing, S_.TIDOK_WAIT),
+        # TIDOK WAIT  RcvInvoke  RID == 1  Send Ack(TIDve)
+        R(S_.TIDOK_WAIT, I_.RCV_INVOKE, P.with_rid, P.resend_tid_question, S_.TIDOK_WAIT),
+        # [+] TIDOK WAIT  TimerTO_W  no answer: clear  -> LISTEN
+        R(S_.TIDOK_WAIT, I_.TIMER_TO_W, always, P.quiet_end, S_.LISTEN),
+        # TIDOK WAIT  RcvErrorPDU  Send Abort PDU (PROTOERR)  -> LISTEN
+        R(S_.TIDOK_WAIT, I_.RCV_ERROR_PDU, always, P.protocol_error_no_user, S_.LISTEN),
+        # INVOKE RESP WAIT  TR-Invoke.res  Class == 2  Start timer A  -> RESULT WAIT
+        R(S_.INVOKE_RESP_WAIT, I_.TR_INVOKE_RES, P.class2, P.await_result, S_.RESULT_WAIT),
+        # INVOKE RESP WAIT  TR-Invoke.res  Class == 1  Send Ack, Start timer W  -> WAIT TIMEOUT
+        R(S_.INVOKE_RESP_WAIT, I_.TR_INVOKE_RES, P.class1, P.ack_and_wait, S_.WAIT_TIMEOUT),
+        # INVOKE RESP WAIT  TR-Result.req  Reset RCR, Start R, Send Result -> RESULT RESP WAIT
+        R(
+            S_.INVOKE_RESP_WAIT,
+            I_.TR_RESULT_REQ,
+            P.class2_result_fits,
+            P.send_result,
+            S_.RESULT_RESP_WAIT,
+        ),
+        # [+] INVOKE RESP WAIT  TR-Result.req  too large  Abort(MESSAGETOOLARGE)  -> LISTEN
+        R(
+            S_.INVOKE_RESP_WAIT,
+            I_.TR_RESULT_REQ,
+            P.class2_result_too_large,
+            P.refuse_too_large,
+            S_.LISTEN,
+        ),
+        # INVOKE RESP WAIT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
+        R(S_.INVOKE_RESP_WAIT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
+        # INVOKE RESP WAIT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
+        R(S_.INVOKE_RESP_WAIT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
+        # INVOKE RESP WAIT  RcvInvoke  ignore
+        R(S_.INVOKE_RESP_WAIT, I_.RCV_INVOKE, always, nothing, S_.INVOKE_RESP_WAIT),
+        # INVOKE RESP WAIT  TimerTO_A  Class == 2, Uack == False  Send Ack  -> RESULT WAIT
+        R(S_.INVOKE_RESP_WAIT, I_.TIMER_TO_A, P.class2_no_user_ack, P.hold_on, S_.RESULT_WAIT),
+        # INVOKE RESP WAIT  TimerTO_A  Class == 1, Uack == False  Send Ack, Start W
+        R(
+            S_.INVOKE_RESP_WAIT,
+            I_.TIMER_TO_A,
+            P.class1_no_user_ack,
+            P.ack_and_wait,
+            S_.WAIT_TIMEOUT,
+        ),
+        # INVOKE RESP WAIT  TimerTO_A  Uack, AEC < AEC_MAX  Increment AEC, Start timer A
+        R(
+            S_.INVOKE_RESP_WAIT,
+            I_.TIMER_TO_A,
+            P.user_ack_aec_below_max,
+            P.wait_more,
+            S_.INVOKE_RESP_WAIT,
+        ),
+        # INVOKE RESP WAIT  TimerTO_A  AEC == AEC_MAX  Abort(NORESPONSE), TR-Abort.ind -> LISTEN
+        R(S_.INVOKE_RESP_WAIT, I_.TIMER_TO_A, P.user_ack_aec_at_max, P.give_up, S_.LISTEN),
+        # [+] INVOKE RESP WAIT  RcvAck  TIDok again  ignore
+        R(S_.INVOKE_RESP_WAIT, I_.RCV_ACK, P.tid_ok_answer, nothing, S_.INVOKE_RESP_WAIT),
+        # INVOKE RESP WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
+        R(S_.INVOKE_RESP_WAIT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
+        # RESULT WAIT  TR-Result.req  Reset RCR, Start timer R, Send Result  -> RESULT RESP WAIT
+        R(
+            S_.RESULT_WAIT,
+            I_.TR_RESULT_REQ,
+            P.class2_result_fits,
+            P.send_result,
+            S_.RESULT_RESP_WAIT,
+        ),
+        # [+] RESULT WAIT  TR-Result.req  too large  Abort(MESSAGETOOLARGE)  -> LISTEN
+        R(
+            S_.RESULT_WAIT,
+            I_.TR_RESULT_REQ,
+            P.class2_result_too_large,
+            P.refuse_too_large,
+            S_.LISTEN,
+        ),
+        # RESULT WAIT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
+        R(S_.RESULT_WAIT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
+        # RESULT WAIT  RcvInvoke  RID == 0  ignore
+        R(S_.RESULT_WAIT, I_.RCV_INVOKE, P.without_rid, nothing, S_.RESULT_WAIT),
+        # RESULT WAIT  RcvInvoke  RID == 1, AckSent  Send Ack PDU
+        R(S_.RESULT_WAIT, I_.RCV_INVOKE, P.rid_ack_sent, P.resend_ack, S_.RESULT_WAIT),
+        # RESULT WAIT  RcvInvoke  RID == 1, no Ack sent yet  ignore
+        R(S_.RESULT_WAIT, I_.RCV_INVOKE, P.rid_no_ack_sent, nothing, S_.RESULT_WAIT),
+        # RESULT WAIT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
+        R(S_.RESULT_WAIT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
+        # RESULT WAIT  TimerTO_A  Send Ack PDU (hold on)
+        R(S_.RESULT_WAIT, I_.TIMER_TO_A, always, P.hold_on, S_.RESULT_WAIT),
+        # [+] RESULT WAIT  RcvAck  TIDok again  ignore (CR-Nokia-WTP-20-March-2000/2)
+        R(S_.RESULT_WAIT, I_.RCV_ACK, P.tid_ok_answer, nothing, S_.RESULT_WAIT),
+        # RESULT WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
+        R(S_.RESULT_WAIT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
+        # RESULT RESP WAIT  RcvAck  Generate TR-Result.cnf  -> LISTEN
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, P.final_ack, P.confirm_result, S_.LISTEN),
+        # [+] RESULT RESP WAIT  RcvAck  PSN of a group before the last  send the next group
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, P.group_ack, P.next_group, S_.RESULT_RESP_WAIT),
+        # [+] RESULT RESP WAIT  RcvAck  TIDok again  ignore
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ACK, P.tid_ok_answer, nothing, S_.RESULT_RESP_WAIT),
+        # [+] RESULT RESP WAIT  RcvNak  resend the listed packets
+        R(S_.RESULT_RESP_WAIT, I_.RCV_NAK, always, P.resend_missing, S_.RESULT_RESP_WAIT),
+        # RESULT RESP WAIT  RcvInvoke  ignore (Kannel: the spec has no row)
+        R(S_.RESULT_RESP_WAIT, I_.RCV_INVOKE, always, nothing, S_.RESULT_RESP_WAIT),
+        # RESULT RESP WAIT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
+        # RESULT RESP WAIT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
+        R(S_.RESULT_RESP_WAIT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
+        # RESULT RESP WAIT  TimerTO_R  RCR < MAX_RCR  Increment RCR, Start R, Send Result (RID)
+        R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_R, P.rcr_below_max, P.retransmit, S_.RESULT_RESP_WAIT),
+        # RESULT RESP WAIT  TimerTO_R  RCR == MAX_RCR  Abort(NORESPONSE), TR-Abort.ind -> LISTEN
+        R(S_.RESULT_RESP_WAIT, I_.TIMER_TO_R, P.rcr_at_max, P.give_up, S_.LISTEN),
+        # RESULT RESP WAIT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
+        R(S_.RESULT_RESP_WAIT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
+        # WAIT TIMEOUT  RcvInvoke  RID == 0  ignore
+        R(S_.WAIT_TIMEOUT, I_.RCV_INVOKE, P.without_rid, nothing, S_.WAIT_TIMEOUT),
+        # WAIT TIMEOUT  RcvInvoke  RID == 1  Send Ack PDU
+        R(S_.WAIT_TIMEOUT, I_.RCV_INVOKE, P.with_rid, P.resend_ack, S_.WAIT_TIMEOUT),
+        # WAIT TIMEOUT  TimerTO_W  Clear transaction  -> LISTEN
+        R(S_.WAIT_TIMEOUT, I_.TIMER_TO_W, always, P.quiet_end, S_.LISTEN),
+        # WAIT TIMEOUT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
+        R(S_.WAIT_TIMEOUT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
+        # WAIT TIMEOUT  TR-Abort.req  Send Abort PDU (USER)  -> LISTEN
+        R(S_.WAIT_TIMEOUT, I_.TR_ABORT_REQ, always, P.user_abort, S_.LISTEN),
+        # WAIT TIMEOUT  RcvErrorPDU  Send Abort (PROTOERR), TR-Abort.ind  -> LISTEN
+        R(S_.WAIT_TIMEOUT, I_.RCV_ERROR_PDU, always, P.error_pdu, S_.LISTEN),
+    ],
+)
 Responder.table = index(RESPONDER_ROWS)
