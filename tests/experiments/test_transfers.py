@@ -6,6 +6,8 @@ takes ``(n + 8) / 960`` s; nothing else delays a packet.
 """
 
 import math
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -171,3 +173,25 @@ def test_pcap_holds_every_packet(tmp_path: Path) -> None:
     result = wap_transfer(7000, 0.10, 4, pcap=str(pcap))
     linktype, packets = read_pcap(pcap.read_bytes())
     assert linktype == 101 and len(packets) == result.packets_up + result.packets_down
+
+
+@pytest.mark.peer
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_tshark_dissects_both_transfers(tmp_path: Path) -> None:
+    wap, http = tmp_path / "wap.pcap", tmp_path / "http.pcap"
+    wap_transfer(4000, 0.0, 2, pcap=str(wap))
+    http_transfer(4000, 0.0, 2, pcap=str(http))
+    fields = ["-T", "fields", "-e", "_ws.col.Protocol", "-e", "_ws.col.Info"]
+    wap_lines = subprocess.run(
+        ["tshark", "-r", str(wap), *fields], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert [line.split("\t")[0] for line in wap_lines] == ["WTP+WSP"] * 10
+    infos = [line.split("\t")[1] for line in wap_lines]
+    assert infos[0].startswith("WSP Connect") and infos[-1].startswith("WSP Disconnect")
+    assert any("Reply" in info and "200 OK" in info for info in infos)
+    assert not any("Malformed" in line for line in wap_lines)
+    http_lines = subprocess.run(
+        ["tshark", "-r", str(http), *fields], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert any(line.startswith("HTTP\t") and "GET /file HTTP/1.0" in line for line in http_lines)
+    assert not any("Malformed" in line for line in http_lines)
