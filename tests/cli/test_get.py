@@ -30,6 +30,7 @@ def setup() -> Iterator[tuple[OriginServer, int, int]]:
         deadline = time.monotonic() + 20
         while not (bound(cl) and bound(co)) and time.monotonic() < deadline:
             time.sleep(0.05)
+        assert bound(cl) and bound(co), "the gateway did not bind its ports"
         with OriginServer().running_in_thread() as origin:
             yield origin, cl, co
     finally:
