@@ -1,8 +1,10 @@
 """Pieces both WSP modes share: method names, requests and replies as PDUs and back."""
 
+from collections import deque
+
 from wwanlab.wap.wsp.constants import PduType
 from wwanlab.wap.wsp.encoding import WspCodecError
-from wwanlab.wap.wsp.events import Headers
+from wwanlab.wap.wsp.events import Headers, WspEvent
 from wwanlab.wap.wsp.headers import (
     decode_content_type,
     decode_headers,
@@ -28,6 +30,32 @@ UNNAMED_CONTENT_TYPE = "application/x-wsp-content-type"
 
 class WspError(WspCodecError):
     """A WSP command that cannot be carried out now; ``reason`` is a WSP abort reason."""
+
+
+class EventQueue:
+    """The events half of the sans-IO contract: handlers queue, ``next_event`` drains."""
+
+    def __init__(self) -> None:
+        self._events: deque[WspEvent] = deque()
+
+    def next_event(self) -> WspEvent | None:
+        return self._events.popleft() if self._events else None
+
+
+class MethodRequests:
+    """``get`` and ``post`` for a client, both in terms of its S-MethodInvoke.req."""
+
+    def request(self, method: str, uri: str, headers: Headers, body: bytes, now: float) -> int:
+        """Send one request; returns the number its events carry."""
+        raise NotImplementedError
+
+    def get(self, uri: str, now: float, headers: Headers = ()) -> int:
+        return self.request("GET", uri, headers, b"", now)
+
+    def post(
+        self, uri: str, content_type: str, body: bytes, now: float, headers: Headers = ()
+    ) -> int:
+        return self.request("POST", uri, (("Content-Type", content_type), *headers), body, now)
 
 
 def split_content_type(headers: Headers) -> tuple[str | None, Headers]:

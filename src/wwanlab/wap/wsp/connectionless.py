@@ -8,17 +8,22 @@ own, so that a lost datagram ends in ``RequestTimedOut`` rather than in silence.
 """
 
 import random
-from collections import deque
 
 from wwanlab.core.address import Address
-from wwanlab.wap.wsp.common import reply_fields, reply_pdu, request_fields, request_pdu
+from wwanlab.wap.wsp.common import (
+    EventQueue,
+    MethodRequests,
+    reply_fields,
+    reply_pdu,
+    request_fields,
+    request_pdu,
+)
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.events import (
     Headers,
     MethodInvoke,
     MethodResult,
     RequestTimedOut,
-    WspEvent,
 )
 from wwanlab.wap.wsp.pdu import Get, Post, Reply, decode_connectionless, encode_connectionless
 
@@ -26,18 +31,29 @@ TID_SPACE = 256  # WSP 8.2.1: the connectionless TID is one octet
 CONNECTIONLESS_TIMEOUT = 30.0  # s, this library's choice (the spec has none)
 
 
-class ConnectionlessClient:
+class _Datagrams(EventQueue):
+    """The output half of the sans-IO contract: datagrams and events queued by handlers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._out: list[tuple[bytes, Address]] = []
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        out, self._out = self._out, []
+        return out
+
+
+class ConnectionlessClient(_Datagrams, MethodRequests):
     """Sends Unit-MethodInvoke requests to one server and matches the Replies."""
 
     def __init__(
         self, server: Address, rng: random.Random, timeout: float | None = CONNECTIONLESS_TIMEOUT
     ) -> None:
+        super().__init__()
         self.server = server
         self.timeout = timeout
         self._next_tid = rng.randrange(TID_SPACE)
         self._waiting: dict[int, float | None] = {}  # TID -> deadline
-        self._out: list[tuple[bytes, Address]] = []
-        self._events: deque[WspEvent] = deque()
 
     def request(self, method: str, uri: str, headers: Headers, body: bytes, now: float) -> int:
         """S-Unit-MethodInvoke.req; returns the TID, which names the request in events."""
@@ -52,14 +68,6 @@ class ConnectionlessClient:
         )
         self._waiting[tid] = now + self.timeout if self.timeout is not None else None
         return tid
-
-    def get(self, uri: str, now: float, headers: Headers = ()) -> int:
-        return self.request("GET", uri, headers, b"", now)
-
-    def post(
-        self, uri: str, content_type: str, body: bytes, now: float, headers: Headers = ()
-    ) -> int:
-        return self.request("POST", uri, (("Content-Type", content_type), *headers), body, now)
 
     # --- sans-IO contract ---------------------------------------------------------------
     def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
@@ -85,22 +93,14 @@ class ConnectionlessClient:
         deadlines = [d for d in self._waiting.values() if d is not None]
         return min(deadlines) if deadlines else None
 
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        out, self._out = self._out, []
-        return out
 
-    def next_event(self) -> WspEvent | None:
-        return self._events.popleft() if self._events else None
-
-
-class ConnectionlessServer:
+class ConnectionlessServer(_Datagrams):
     """Answers Unit-MethodInvoke requests from any client; the user replies at leisure."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._next_handle = 1
         self._pending: dict[int, tuple[Address, int]] = {}  # handle -> (peer, TID)
-        self._out: list[tuple[bytes, Address]] = []
-        self._events: deque[WspEvent] = deque()
 
     def reply(self, handle: int, status: int, headers: Headers, body: bytes, now: float) -> None:
         """S-Unit-MethodResult.req: the Reply goes to the request's peer with its TID."""
@@ -129,10 +129,3 @@ class ConnectionlessServer:
 
     def get_timer(self) -> float | None:
         return None
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        out, self._out = self._out, []
-        return out
-
-    def next_event(self) -> WspEvent | None:
-        return self._events.popleft() if self._events else None

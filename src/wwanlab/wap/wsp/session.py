@@ -50,7 +50,15 @@ from wwanlab.wap.wsp.capabilities import (
     PushMor,
     ServerSduSize,
 )
-from wwanlab.wap.wsp.common import WspError, reply_fields, reply_pdu, request_fields, request_pdu
+from wwanlab.wap.wsp.common import (
+    EventQueue,
+    MethodRequests,
+    WspError,
+    reply_fields,
+    reply_pdu,
+    request_fields,
+    request_pdu,
+)
 from wwanlab.wap.wsp.constants import OPTION_SESSION_RESUME, AbortReason
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.events import (
@@ -68,7 +76,6 @@ from wwanlab.wap.wsp.events import (
     SessionResumed,
     SessionSuspended,
     Suspended,
-    WspEvent,
 )
 from wwanlab.wap.wsp.headers import decode_headers, encode_headers
 from wwanlab.wap.wsp.pdu import (
@@ -124,16 +131,6 @@ class WspServerConfig:
     headers: Headers = ()
 
 
-def proposal(config: WspClientConfig) -> tuple[Capability, ...]:
-    return (
-        ClientSduSize(config.client_sdu_size),
-        ServerSduSize(config.server_sdu_size),
-        ProtocolOptions(config.protocol_options),
-        MethodMor(config.method_mor),
-        PushMor(config.push_mor),
-    )
-
-
 def _min_size(a: int, b: int) -> int:
     """The smaller of two sizes where 0 means unlimited."""
     return max(a, b) if 0 in (a, b) else min(a, b)
@@ -163,7 +160,8 @@ def negotiate(proposed: tuple[Capability, ...], limits: WspServerConfig) -> Nego
     )
 
 
-def as_capabilities(n: Negotiated) -> tuple[Capability, ...]:
+def as_capabilities(n: Negotiated | WspClientConfig) -> tuple[Capability, ...]:
+    """The five capabilities WSP 8.3.2 names: a client's proposal, a server's answer."""
     return (
         ClientSduSize(n.client_sdu_size),
         ServerSduSize(n.server_sdu_size),
@@ -176,7 +174,7 @@ def as_capabilities(n: Negotiated) -> tuple[Capability, ...]:
 def accepted(reply: tuple[Capability, ...], config: WspClientConfig) -> Negotiated:
     """What the client runs with: the reply's values, its own proposal where silent."""
     got = {type(c): c for c in reply}
-    mine = {type(c): c for c in proposal(config)}
+    mine = {type(c): c for c in as_capabilities(config)}
 
     def pick(kind: type) -> Any:
         return got.get(kind, mine[kind])
@@ -214,6 +212,43 @@ def run_table(obj: Any, rows: list[Row[Any]], name: str, *args: object) -> None:
     raise WspError(f"{name} is not allowed in state {obj.state.name}")
 
 
+# --- what both sides share -------------------------------------------------------------
+
+
+class _OverWtp(EventQueue):
+    """A WSP peer on one ``WtpEndpoint``: the sans-IO contract, WTP events to ``_on_wtp``."""
+
+    def __init__(self, rng: random.Random, wtp_config: WtpConfig | None) -> None:
+        super().__init__()
+        self.wtp = WtpEndpoint(rng, wtp_config)
+
+    def _on_wtp(self, event: WtpEvent, now: float) -> None:
+        raise NotImplementedError
+
+    def _pump(self, now: float) -> None:
+        while (event := self.wtp.next_event()) is not None:
+            self._on_wtp(event, now)
+
+    def _send_class0(self, peer: Address, pdu: Disconnect | Suspend, now: float) -> None:
+        """Disconnect and Suspend are class 0 invokes: sent once, never answered (WSP 8.2)."""
+        self.wtp.invoke(peer, encode(pdu), TransactionClass.CLASS_0, False, now)
+
+    # --- sans-IO contract ---------------------------------------------------------------
+    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        self.wtp.receive_datagram(data, addr, now)
+        self._pump(now)
+
+    def handle_timer(self, now: float) -> None:
+        self.wtp.handle_timer(now)
+        self._pump(now)
+
+    def get_timer(self) -> float | None:
+        return self.wtp.get_timer()
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        return self.wtp.datagrams_to_send(now)
+
+
 # --- the client -------------------------------------------------------------------------
 
 
@@ -232,7 +267,7 @@ class _Request:
     handle: int | None = None  # the WTP transaction once sent
 
 
-class ClientSession:
+class ClientSession(_OverWtp, MethodRequests):
     """One WSP session from this client to ``server`` (normally port 9201)."""
 
     def __init__(
@@ -242,9 +277,9 @@ class ClientSession:
         config: WspClientConfig | None = None,
         wtp_config: WtpConfig | None = None,
     ) -> None:
+        super().__init__(rng, wtp_config)
         self.server = server
         self.config = config or WspClientConfig()
-        self.wtp = WtpEndpoint(rng, wtp_config)
         self.state = ClientState.NULL
         self.session_id: int | None = None
         self.capabilities = Negotiated()
@@ -252,7 +287,6 @@ class ClientSession:
         self._next_request = 1
         self._queued: deque[_Request] = deque()
         self._active: dict[int, _Request] = {}  # WTP handle -> request
-        self._events: deque[WspEvent] = deque()
 
     # --- commands -------------------------------------------------------------------
     def connect(self, now: float) -> None:
@@ -267,14 +301,6 @@ class ClientSession:
         run_table(self, CLIENT_ROWS, "S-MethodInvoke.req", req, now)
         self._pump(now)
         return req.request
-
-    def get(self, uri: str, now: float, headers: Headers = ()) -> int:
-        return self.request("GET", uri, headers, b"", now)
-
-    def post(
-        self, uri: str, content_type: str, body: bytes, now: float, headers: Headers = ()
-    ) -> int:
-        return self.request("POST", uri, (("Content-Type", content_type), *headers), body, now)
 
     def abort_method(self, request: int, now: float) -> None:
         """S-MethodAbort.req: TR-Abort.req(PEERREQ); S-MethodAbort.ind(USERREQ) here.
@@ -314,7 +340,7 @@ class ClientSession:
     # --- actions ----------------------------------------------------------------------
     def _send_connect(self, now: float) -> None:
         pdu = Connect(
-            capabilities=proposal(self.config), headers=encode_headers(self.config.headers)
+            capabilities=as_capabilities(self.config), headers=encode_headers(self.config.headers)
         )
         self._session_handle = self.wtp.invoke(
             self.server, encode(pdu), TransactionClass.CLASS_2, True, now
@@ -364,13 +390,7 @@ class ClientSession:
         ):
             self.wtp.abort(self._session_handle, AbortReason.DISCONNECT, now)
         if self.session_id is not None:
-            self.wtp.invoke(
-                self.server,
-                encode(Disconnect(session_id=self.session_id)),
-                TransactionClass.CLASS_0,
-                False,
-                now,
-            )
+            self._send_class0(self.server, Disconnect(session_id=self.session_id), now)
         self._refused(AbortReason.USERREQ, now)
 
     def _peer_disconnected(self, now: float) -> None:
@@ -378,13 +398,7 @@ class ClientSession:
 
     def _send_suspend(self, now: float) -> None:
         assert self.session_id is not None
-        self.wtp.invoke(
-            self.server,
-            encode(Suspend(session_id=self.session_id)),
-            TransactionClass.CLASS_0,
-            False,
-            now,
-        )
+        self._send_class0(self.server, Suspend(session_id=self.session_id), now)
         self._end_methods(AbortReason.SUSPEND, now)
         self._events.append(Suspended(AbortReason.USERREQ))
 
@@ -406,10 +420,6 @@ class ClientSession:
         return bool(self.capabilities.protocol_options & OPTION_SESSION_RESUME)
 
     # --- WTP events -------------------------------------------------------------------
-    def _pump(self, now: float) -> None:
-        while (event := self.wtp.next_event()) is not None:
-            self._on_wtp(event, now)
-
     def _on_wtp(self, event: WtpEvent, now: float) -> None:
         if event.handle == self._session_handle:
             self._on_session_transaction(event, now)
@@ -470,24 +480,6 @@ class ClientSession:
         if isinstance(pdu, Disconnect) and pdu.session_id == self.session_id:
             run_table(self, CLIENT_ROWS, "Disconnect", now)
 
-    # --- sans-IO contract ---------------------------------------------------------------
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.wtp.receive_datagram(data, addr, now)
-        self._pump(now)
-
-    def handle_timer(self, now: float) -> None:
-        self.wtp.handle_timer(now)
-        self._pump(now)
-
-    def get_timer(self) -> float | None:
-        return self.wtp.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        return self.wtp.datagrams_to_send(now)
-
-    def next_event(self) -> WspEvent | None:
-        return self._events.popleft() if self._events else None
-
 
 C = ClientState
 CS = ClientSession
@@ -526,7 +518,7 @@ class ServerSession:
     methods: set[int] = field(default_factory=set)  # WTP handles of open methods
 
 
-class WspServer:
+class WspServer(_OverWtp):
     """The server side of connection-oriented WSP: any number of sessions.
 
     Each Get or Post becomes ``MethodInvoke``; answer it with ``reply(handle, ...)``
@@ -540,14 +532,13 @@ class WspServer:
         config: WspServerConfig | None = None,
         wtp_config: WtpConfig | None = None,
     ) -> None:
+        super().__init__(rng, wtp_config)
         self.config = config or WspServerConfig()
-        self.wtp = WtpEndpoint(rng, wtp_config)
         self.sessions: dict[int, ServerSession] = {}
         self._by_peer: dict[Address, int] = {}
         self._next_session = 1
         self._method_session: dict[int, int] = {}  # WTP handle -> session id
         self._connect_handles: dict[int, int] = {}  # WTP handle of a ConnectReply -> session
-        self._events: deque[WspEvent] = deque()
 
     # --- commands -------------------------------------------------------------------
     def reply(self, handle: int, status: int, headers: Headers, body: bytes, now: float) -> bool:
@@ -577,9 +568,7 @@ class WspServer:
     def disconnect(self, session: int, now: float) -> None:
         """S-Disconnect.req from the server: Disconnect (class 0) and forget."""
         s = self.sessions[session]
-        self.wtp.invoke(
-            s.peer, encode(Disconnect(session_id=session)), TransactionClass.CLASS_0, False, now
-        )
+        self._send_class0(s.peer, Disconnect(session_id=session), now)
         self._drop(s, AbortReason.DISCONNECT, now, tell=False)
         self._pump(now)
 
@@ -600,10 +589,6 @@ class WspServer:
             del self._by_peer[s.peer]
         if tell:
             self._events.append(SessionDisconnected(s.session_id, reason))
-
-    def _pump(self, now: float) -> None:
-        while (event := self.wtp.next_event()) is not None:
-            self._on_wtp(event, now)
 
     def _on_wtp(self, event: WtpEvent, now: float) -> None:
         if isinstance(event, InvokeIndication):
@@ -720,24 +705,6 @@ class WspServer:
         run_table(s, SERVER_ROWS, "Resume")
         self.wtp.result(event.handle, encode(reply_pdu(OK, (), b"")), now)
         self._events.append(SessionResumed(s.session_id, event.peer))
-
-    # --- sans-IO contract ---------------------------------------------------------------
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.wtp.receive_datagram(data, addr, now)
-        self._pump(now)
-
-    def handle_timer(self, now: float) -> None:
-        self.wtp.handle_timer(now)
-        self._pump(now)
-
-    def get_timer(self) -> float | None:
-        return self.wtp.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        return self.wtp.datagrams_to_send(now)
-
-    def next_event(self) -> WspEvent | None:
-        return self._events.popleft() if self._events else None
 
 
 def _nothing(s: ServerSession) -> None:
