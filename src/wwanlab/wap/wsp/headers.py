@@ -1289,13 +1289,20 @@ _LIST_FIELDS = frozenset(
 )
 
 
+def _text_form(value: str) -> bool:
+    """Whether ``value`` can travel as a Text-string or Quoted-string."""
+    if value.startswith('"'):
+        return len(value) >= 2 and value.endswith('"')
+    return value[0] >= " "
+
+
 def split_http_lists(headers: Iterable[Header]) -> list[Header]:
     """The header list as WSP carries it: each element of an HTTP list value (Accept,
     Cache-Control, ...) as a header of its own."""
     out: list[Header] = []
     for name, value in headers:
         items = _split_list(value) if name.lower() in _LIST_FIELDS else []
-        if len(items) > 1 and all(item[0] >= " " for item in items):
+        if len(items) > 1 and all(_text_form(item) for item in items):
             out += [(name, item) for item in items]
         else:
             out.append((name, value))
