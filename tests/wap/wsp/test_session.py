@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tests.wap.harness import Reactor
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
@@ -55,33 +56,6 @@ from wwanlab.wap.wtp.pdu import Abort, Invoke, Result
 from wwanlab.wap.wtp.pdu import decode as wtp_decode
 
 HTML = (("Content-Type", "text/html"),)
-
-
-class Reactor:
-    """A sans-IO endpoint plus an application answering each event when it is drained."""
-
-    def __init__(self, ep: Any, app: Callable[[Any, Event, float], None]) -> None:
-        self.ep, self.app, self.now = ep, app, 0.0
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.now = now
-        self.ep.receive_datagram(data, addr, now)
-
-    def handle_timer(self, now: float) -> None:
-        self.now = now
-        self.ep.handle_timer(now)
-
-    def get_timer(self) -> float | None:
-        return self.ep.get_timer()  # type: ignore[no-any-return]
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        return self.ep.datagrams_to_send(now)  # type: ignore[no-any-return]
-
-    def next_event(self) -> Event | None:
-        event = self.ep.next_event()
-        if event is not None:
-            self.app(self.ep, event, self.now)
-        return event  # type: ignore[no-any-return]
 
 
 def gateway(ep: WspServer, e: Event, now: float) -> None:

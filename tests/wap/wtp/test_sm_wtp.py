@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.wap.harness import Reactor
 
-from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.core.pair import CLIENT_ADDR, SERVER_ADDR, Pair, Side
 from wwanlab.wap.wtp.constants import AbortReason, AbortType, TransactionClass
@@ -43,33 +43,6 @@ from wwanlab.wap.wtp.timers import WtpConfig
 
 C2, C1, C0 = TransactionClass.CLASS_2, TransactionClass.CLASS_1, TransactionClass.CLASS_0
 App = Callable[[WtpEndpoint, WtpEvent, float], None]
-
-
-class Reactor:
-    """An endpoint plus an application that answers each event the moment it is drained."""
-
-    def __init__(self, ep: WtpEndpoint, app: App) -> None:
-        self.ep, self.app, self.now = ep, app, 0.0
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.now = now
-        self.ep.receive_datagram(data, addr, now)
-
-    def handle_timer(self, now: float) -> None:
-        self.now = now
-        self.ep.handle_timer(now)
-
-    def get_timer(self) -> float | None:
-        return self.ep.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        return self.ep.datagrams_to_send(now)
-
-    def next_event(self) -> Event | None:
-        event = self.ep.next_event()
-        if event is not None:
-            self.app(self.ep, event, self.now)
-        return event
 
 
 def echo(ep: WtpEndpoint, e: WtpEvent, now: float) -> None:
