@@ -99,6 +99,12 @@ def test_http_list_values_become_one_header_each() -> None:
     assert decode_headers(block) == [("Accept", "text/vnd.wap.wml"), ("Accept", "*/*; q=0.5")]
 
 
+def test_non_ascii_digits_are_text_not_numbers() -> None:
+    # str.isdigit() is true for '²'; the encoder must not take it for a number
+    for header in [("Content-Length", "²"), ("Retry-After", "³"), ("Content-Type", "a/b; x=¹")]:
+        assert decode_headers(encode_headers([header])) == [header]
+
+
 def test_header_names_match_case_insensitively() -> None:
     assert encode_headers([("content-length", "5")]) == bytes.fromhex("8d85")
 

@@ -72,6 +72,7 @@ DEFAULT_CODE_PAGE = 1  # WSP 8.4.1.1
 SHIFT_DELIMITER = 127  # WSP 8.4.1.1: followed by the page identity
 MAX_SHORT_CUT_SHIFT = 31  # WSP 8.4.1.1: Short-cut-shift-delimiter 1..31
 NO_VALUE = 0x00  # WSP 8.4.2.3: No-value
+_DECIMAL = re.compile(r"[0-9]+")
 _WS = " \t"  # HTTP whitespace; str.strip() alone would also eat \x1c-\x1f and \xa0
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 token
 
@@ -227,8 +228,13 @@ def _q_raw(text: str) -> int:
     return int(digits) + 100
 
 
+def _decimal(text: str) -> bool:
+    """ASCII digits only (str.isdigit also takes superscripts such as Latin-1's '²')."""
+    return _DECIMAL.fullmatch(text) is not None
+
+
 def _integer(text: str) -> int:
-    if not text.isdigit() or len(text) > 75:
+    if not _decimal(text) or len(text) > 75:
         raise _Unencodable
     return int(text)
 
@@ -902,7 +908,7 @@ def _enc_param(name: str, value: str | None, version: EncodingVersion) -> bytes:
         raise _Unencodable
     code = parameter_code(name, version)
     if name.lower() == "type" and value is not None:
-        code = 0x03 if value.isdigit() else (0x09 if version >= (1, 2) else None)
+        code = 0x03 if _decimal(value) else (0x09 if version >= (1, 2) else None)
     if code is not None and name == PARAMETER_INFO[code][0]:
         kind = PARAMETER_INFO[code][1]
         try:
@@ -911,7 +917,7 @@ def _enc_param(name: str, value: str | None, version: EncodingVersion) -> bytes:
             if kind not in ("q-value", "no-value"):  # these have no text form
                 return put_integer_value(code) + _enc_text_value(value)
     # Untyped-parameter: Token-text then Integer-value or Text-value
-    if value is not None and value.isdigit() and len(value) < 60 and str(int(value)) == value:
+    if value is not None and _decimal(value) and len(value) < 60 and str(int(value)) == value:
         return put_text_string(name) + put_integer_value(int(value))
     return put_text_string(name) + _enc_text_value(value)
 
@@ -1062,7 +1068,7 @@ def _enc_cache_control(value: str, version: EncodingVersion) -> bytes:
         raise _Unencodable
     if not eq:
         return _enc_token_text(name)
-    if arg.isdigit() and str(int(arg)) == arg and len(arg) < 60:
+    if _decimal(arg) and len(arg) < 60 and str(int(arg)) == arg:
         return _general(_enc_token_text(name) + put_integer_value(int(arg)))
     return _general(_enc_token_text(name) + _enc_text_value(_unquote(arg)))
 
@@ -1098,7 +1104,7 @@ def _enc_range(value: str, version: EncodingVersion) -> bytes:
 
 
 def _enc_retry_after(value: str, version: EncodingVersion) -> bytes:
-    if value.isdigit():
+    if _decimal(value):
         return _general(b"\x81" + put_integer_value(_integer(value)))
     return _general(b"\x80" + put_long_integer(_parse_date(value)))
 
@@ -1158,7 +1164,7 @@ def _enc_disposition(value: str, version: EncodingVersion) -> bytes:
 def _enc_application_id(value: str, version: EncodingVersion) -> bytes:
     if value in _APPLICATION_IDS:
         return put_integer_value(_APPLICATION_IDS.index(value))
-    if value.isdigit():
+    if _decimal(value):
         number = _integer(value)
         if number < len(_APPLICATION_IDS) or str(number) != value:
             raise _Unencodable
