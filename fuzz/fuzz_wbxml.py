@@ -19,9 +19,15 @@ from pathlib import Path
 from wwanlab.wap.wbxml import WbxmlError, decode, encode, to_xml
 from wwanlab.wap.wbxml.tree import canonical_events
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from fuzz.fuzz_wtp import Mutations, mutate
+
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "tests" / "wap" / "wbxml" / "corpus"
 SLOW_SECONDS = 1.0
 HEADERS = [bytes.fromhex(h) for h in ("03016a00", "030a6a00", "0305 6a00", "039f536a00")]
+# planted octets: WBXML global tokens SWITCH_PAGE, END, STR_I, LITERAL, PI, STR_T, OPAQUE
+# (WAP-192-WBXML section 7.1), and 0xFF
+MUTATIONS = Mutations((0x00, 0x01, 0x03, 0x04, 0x43, 0x83, 0xC3, 0xFF), 7, 5, 7, 15)
 
 
 def corpus() -> list[bytes]:
@@ -29,28 +35,6 @@ def corpus() -> list[bytes]:
     out = [encode(d) for d in docs]
     out += [encode(d, version="1.1", string_table=False) for d in docs]
     return out
-
-
-def mutate(rng: random.Random, seeds: list[bytes]) -> bytes:
-    data = bytearray(rng.choice(seeds))
-    for _ in range(rng.randrange(1, 8)):
-        kind = rng.randrange(6)
-        pos = rng.randrange(len(data) + 1)
-        if kind == 0 and data:
-            data[pos % len(data)] ^= 1 << rng.randrange(8)
-        elif kind == 1 and data:
-            data[pos % len(data)] = rng.choice((0x00, 0x01, 0x03, 0x04, 0x43, 0x83, 0xC3, 0xFF))
-        elif kind == 2:
-            data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 6)))
-        elif kind == 3:
-            del data[pos : pos + rng.randrange(1, 8)]
-        elif kind == 4 and data:
-            start = rng.randrange(len(data))
-            data[pos:pos] = data[start : start + rng.randrange(1, 16)]
-        else:
-            other = rng.choice(seeds)
-            data = data[:pos] + other[rng.randrange(len(other) + 1) :]
-    return bytes(data)
 
 
 def random_input(rng: random.Random) -> bytes:
@@ -91,7 +75,7 @@ def main() -> int:
     decoded = 0
     started = time.perf_counter()
     for i in range(args.count):
-        data = mutate(rng, seeds) if rng.random() < 0.6 else random_input(rng)
+        data = mutate(rng, seeds, MUTATIONS) if rng.random() < 0.6 else random_input(rng)
         t0 = time.perf_counter()
         problem = check(data)
         if time.perf_counter() - t0 > SLOW_SECONDS:

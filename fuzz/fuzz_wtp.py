@@ -16,6 +16,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from wwanlab.wap.wtp.constants import AbortReason, AbortType, OptionId, TransactionClass
 from wwanlab.wap.wtp.pdu import (
@@ -41,24 +42,38 @@ SLOW_SECONDS = 1.0
 INTERESTING = (0x00, 0x01, 0x03, 0x04, 0x07, 0x1F, 0x20, 0x7F, 0x80, 0x81, 0xC0, 0xFF)
 
 
-def mutate(rng: random.Random, seeds: list[bytes]) -> bytes:
-    """A seed with 1-6 random edits: bit flips, interesting octets, inserts, deletes,
-    duplicated runs, or a splice with another seed."""
+@dataclass(frozen=True, slots=True)
+class Mutations:
+    """How ``mutate`` edits a seed: the most edits, the octet values worth planting, and
+    the longest run inserted, deleted or duplicated (each at least 1)."""
+
+    interesting: tuple[int, ...] = INTERESTING
+    edits: int = 6
+    insert: int = 4
+    delete: int = 5
+    duplicate: int = 11
+
+
+def mutate(rng: random.Random, seeds: list[bytes], how: Mutations = Mutations()) -> bytes:
+    """A seed with 1 to ``how.edits`` random edits: bit flips, interesting octets,
+    inserts, deletes, duplicated runs, or a splice with another seed."""
     data = bytearray(rng.choice(seeds))
-    for _ in range(rng.randrange(1, 7)):
+    for _ in range(rng.randrange(1, how.edits + 1)):
         kind = rng.randrange(6)
         pos = rng.randrange(len(data) + 1)
         if kind == 0 and data:
             data[pos % len(data)] ^= 1 << rng.randrange(8)
         elif kind == 1 and data:
-            data[pos % len(data)] = rng.choice(INTERESTING)
+            data[pos % len(data)] = rng.choice(how.interesting)
         elif kind == 2:
-            data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 5)))
+            data[pos:pos] = bytes(
+                rng.randrange(256) for _ in range(rng.randrange(1, how.insert + 1))
+            )
         elif kind == 3:
-            del data[pos : pos + rng.randrange(1, 6)]
+            del data[pos : pos + rng.randrange(1, how.delete + 1)]
         elif kind == 4 and data:
             start = rng.randrange(len(data))
-            data[pos:pos] = data[start : start + rng.randrange(1, 12)]
+            data[pos:pos] = data[start : start + rng.randrange(1, how.duplicate + 1)]
         else:
             other = rng.choice(seeds)
             data = data[:pos] + other[rng.randrange(len(other) + 1) :]
