@@ -172,9 +172,15 @@ class WtpEndpoint:
         try:
             txn.dispatch(s, now)
         finally:
-            if txn.done:
-                self._forget(txn)
-            self._release_held(now)
+            self._settle(txn, now)
+
+    def _settle(
+        self, txn: Transaction[InitiatorState] | Transaction[ResponderState], now: float
+    ) -> None:
+        """After a transaction ran: forget it once over, and let held invokes go."""
+        if txn.done:
+            self._forget(txn)
+        self._release_held(now)
 
     def _forget(self, txn: Transaction[InitiatorState] | Transaction[ResponderState]) -> None:
         self._by_handle.pop(txn.handle, None)
@@ -216,9 +222,7 @@ class WtpEndpoint:
         try:
             txn.receive(pdu, now)
         finally:
-            if txn.done:
-                self._forget(txn)
-            self._release_held(now)
+            self._settle(txn, now)
 
     def _bad_datagram(self, data: bytes, addr: Address, error: WtpCodecError, now: float) -> None:
         """RcvErrorPDU: to the transaction it names, or answered with an Abort."""
