@@ -710,7 +710,7 @@ def _cases() -> list[Case]:
         lambda: _abort_client(1.0, server_app=ack_only)
     )
     case("responder:RESULT_WAIT/RCV_INVOKE/without_rid/nothing")(
-        lambda: _dup_invoke_to_result_wait(False)
+        lambda: _dup_invoke(False, server_app=ack_only)
     )
     case("responder:RESULT_WAIT/RCV_INVOKE/rid_ack_sent/resend_ack")(
         lambda: _run_until(World(server_app=ack_only), 20.0)
@@ -739,7 +739,7 @@ def _cases() -> list[Case]:
         lambda: simple(server_app=result_big, drop=lambda s, i, d: s == "server" and i == 1)
     )
     case("responder:RESULT_RESP_WAIT/RCV_INVOKE/always/nothing")(
-        lambda: _dup_invoke_to_result_resp_wait()
+        lambda: _dup_invoke(True, client_app=silent)
     )
     case("responder:RESULT_RESP_WAIT/RCV_ABORT/always/peer_abort")(
         lambda: _abort_client(1.0, client_app=silent)
@@ -883,22 +883,12 @@ def _late_result(data: bytes) -> World:
     return w
 
 
-def _dup_invoke_to_result_wait(rid: bool) -> World:
-    w = World(server_app=ack_only)
+def _dup_invoke(rid: bool, **kw: object) -> World:
+    """The client's invoke reaches the server again one second in."""
+    w = World(**kw)  # type: ignore[arg-type]
     w.invoke()
-    w.run(until=1.0)
-    w.to_server(Invoke(tid=w.tid, tcl=C2, user_data=b"request", up_flag=True, rid=rid))
-    w.run()
-    return w
-
-
-def _dup_invoke_to_result_resp_wait() -> World:
-    w = World(client_app=silent)
-    w.invoke()
-    w.run(until=1.0)
-    w.to_server(Invoke(tid=w.tid, tcl=C2, user_data=b"request", up_flag=True, rid=True))
-    w.run()
-    return w
+    dup = Invoke(tid=w.tid, tcl=C2, user_data=b"request", up_flag=True, rid=rid)
+    return _inject_after(w, 1.0, dup, "server")
 
 
 def _class1_then(
