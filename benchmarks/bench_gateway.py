@@ -39,7 +39,7 @@ from typing import Any
 
 import uvloop
 
-from wwanlab.aio.loadgen import LoadSpec, run_load
+from wwanlab.aio.loadgen import LoadSpec, run_load, run_load_processes
 from wwanlab.peers.kannel import (
     FakewapOptions,
     KannelGateway,
@@ -135,7 +135,9 @@ def measured(run: Callable[[], dict[str, Any]], pids: list[int]) -> dict[str, An
     cpu0, t0 = cpu_seconds(pids), time.perf_counter()
     row = run()
     wall = time.perf_counter() - t0
-    row["gateway_cpu"] = round((cpu_seconds(pids) - cpu0) / wall, 2)
+    used = cpu_seconds(pids) - cpu0
+    row["gateway_cpu"] = round(used / wall, 2)
+    row["cpu_ms_per_tx"] = round(1000 * used / max(row["transactions"], 1), 3)
     return row
 
 
@@ -144,6 +146,7 @@ def fakewap_co(host: str, port: int | None, url: str, m: int) -> dict[str, Any]:
     r = run_fakewap([url], opts, timeout=300)
     return {
         "tps": r.transactions_per_second,
+        "transactions": r.transactions,
         "ok": r.replies_ok == r.transactions == m and not r.errors,
         "avg_ms": None if r.average_s is None else r.average_s * 1000,
     }
@@ -154,13 +157,24 @@ def fakewap_cl(host: str, port: int | None, url: str, m: int) -> dict[str, Any]:
         gateway=host, port=port, connectionless=True, clients=1, max_requests=m, debug=0
     )
     batch = run_fakewap_processes([url], opts, 8, timeout=300)
-    return {"tps": batch.transactions_per_second, "ok": batch.ok, "avg_ms": None}
+    return {
+        "tps": batch.transactions_per_second,
+        "transactions": batch.transactions,
+        "ok": batch.ok,
+        "avg_ms": None,
+    }
 
 
-def loadgen(address: tuple[str, int], url: str, spec: LoadSpec) -> dict[str, Any]:
-    r = uvloop.run(run_load(address, url, spec))
+def loadgen(
+    address: tuple[str, int], url: str, spec: LoadSpec, processes: int = 1
+) -> dict[str, Any]:
+    if processes > 1:
+        r = run_load_processes(address, url, spec, processes)
+    else:
+        r = uvloop.run(run_load(address, url, spec))
     return {
         "tps": r.transactions_per_second,
+        "transactions": r.completed,
         "ok": r.failures == 0 and r.bad_status == 0,
         "p50_ms": r.percentile(0.5) * 1000,
         "p99_ms": r.percentile(0.99) * 1000,
@@ -189,6 +203,8 @@ def cases(
         "loadgen CO x32": lambda: loadgen(co_addr, url, LoadSpec("co", 32, n)),
         "loadgen CL x8": lambda: loadgen(cl_addr, url, LoadSpec("cl", 8, 2 * n)),
         "loadgen CL x32": lambda: loadgen(cl_addr, url, LoadSpec("cl", 32, 2 * n)),
+        "loadgen CO 2 proc x16": lambda: loadgen(co_addr, url, LoadSpec("co", 16, n), 2),
+        "loadgen CL 2 proc x16": lambda: loadgen(cl_addr, url, LoadSpec("cl", 16, 2 * n), 2),
     }
 
 
