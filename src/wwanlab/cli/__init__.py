@@ -22,7 +22,6 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """A lab for moving data fast over slow, lossy, high-latency wireless links."""
