@@ -5,6 +5,12 @@ from tests.tcp.tcp_harness import Lab, bulk, drop_client_data, make_lab
 from wwanlab.tcp import InitialWindow, TcpConfig
 from wwanlab.tcp.ranges import ReorderQueue, Scoreboard
 
+# SACK with a 10-segment initial window (RFC 6928) and an ACK for every segment, so that
+# one round trip carries all the data and each loss shows in the very next ACK.
+SACK_IW10 = TcpConfig.for_variant(
+    "sack", mss=1000, delayed_ack=False, initial_window=InitialWindow.RFC6928
+)
+
 
 def acks(lab: Lab) -> list[tuple[float, int, list[tuple[int, int]]]]:
     """Server ACKs as (time, ack offset, SACK blocks as stream offsets)."""
@@ -17,11 +23,8 @@ def acks(lab: Lab) -> list[tuple[float, int, list[tuple[int, int]]]]:
 
 
 def test_sack_blocks_report_the_newest_range_first() -> None:
-    config = TcpConfig.for_variant(
-        "sack", mss=1000, delayed_ack=False, initial_window=InitialWindow.RFC6928
-    )
     hook, _ = drop_client_data([1000, 3000, 5000])
-    lab = make_lab(config, drop=hook)
+    lab = make_lab(SACK_IW10, drop=hook)
     _, data = bulk(lab, 10000)
     lab.pair.run(until=5)
     assert lab.received("server") == data
@@ -41,11 +44,8 @@ def test_sack_blocks_report_the_newest_range_first() -> None:
 
 
 def test_at_most_four_blocks_without_timestamps() -> None:
-    config = TcpConfig.for_variant(
-        "sack", mss=1000, delayed_ack=False, initial_window=InitialWindow.RFC6928
-    )
     hook, _ = drop_client_data([0, 2000, 4000, 6000, 8000])
-    lab = make_lab(config, drop=hook)
+    lab = make_lab(SACK_IW10, drop=hook)
     bulk(lab, 10000)
     lab.pair.run(until=0.16)
     last = acks(lab)[-1]
@@ -65,11 +65,8 @@ def test_tail_loss_is_repaired_by_the_rescue_retransmission() -> None:
     # The last two of eight segments are lost with the first: SACKs of 1000-5999 start
     # recovery; no new data remains, so RFC 6675 rule (4) resends the highest
     # outstanding segment, 7000, instead of waiting for the RTO (Reno would time out).
-    config = TcpConfig.for_variant(
-        "sack", mss=1000, delayed_ack=False, initial_window=InitialWindow.RFC6928
-    )
     hook, _ = drop_client_data([0, 6000, 7000])
-    lab = make_lab(config, drop=hook)
+    lab = make_lab(SACK_IW10, drop=hook)
     conn, data = bulk(lab, 8000)
     lab.pair.run(until=10)
     assert lab.received("server") == data
