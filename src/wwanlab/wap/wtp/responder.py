@@ -118,9 +118,9 @@ class Responder(Transaction[ResponderState]):
         return self.result
 
     def packet(self, psn: int, rid: bool) -> Pdu:
-        assert self.result is not None
-        gtr, ttr = self.result.trailers(psn)
-        data = self.result.segments[psn]
+        message = self.outgoing()
+        gtr, ttr = message.trailers(psn)
+        data = message.segments[psn]
         if psn == 0:
             return Result(
                 tid=self.tid, tid_response=True, user_data=data, gtr=gtr, ttr=ttr, rid=rid
@@ -131,6 +131,12 @@ class Responder(Transaction[ResponderState]):
 
     def invoke_ack(self, rid: bool = False) -> None:
         self.send_ack(rid=rid, psn=self.invoke_in.last if self.invoke_in.segmented else None)
+
+    def invoke_indication(self) -> InvokeIndication:
+        """TR-Invoke.ind with the whole invoke and its header fields."""
+        return InvokeIndication(
+            self.handle, self.peer, self.tid, self.data, self.tcl, self.user_ack
+        )
 
     # --- conditions ------------------------------------------------------------------------
     def reliable_tid_ok(self, s: Stimulus) -> bool:
@@ -187,17 +193,13 @@ class Responder(Transaction[ResponderState]):
     def indicate_invoke(self, s: Stimulus) -> None:
         """Generate TR-Invoke.ind, Reset AEC, Start timer A."""
         self.user_knows = True
-        self.io.emit(
-            InvokeIndication(self.handle, self.peer, self.tid, self.data, self.tcl, self.user_ack)
-        )
+        self.io.emit(self.invoke_indication())
         self.aec = 0
         self.start_timer(Input.TIMER_TO_A)
 
     def indicate_invoke_class0(self, s: Stimulus) -> None:
         """Generate TR-Invoke.ind; class 0 keeps no state."""
-        self.io.emit(
-            InvokeIndication(self.handle, self.peer, self.tid, self.data, self.tcl, self.user_ack)
-        )
+        self.io.emit(self.invoke_indication())
         self.stop_timer()
 
     def verify_tid(self, s: Stimulus) -> None:
