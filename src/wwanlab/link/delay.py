@@ -46,6 +46,19 @@ def _check_q(q: float) -> float:
     return checks.probability("quantile", q)
 
 
+class _InverseCdfDelay(_DelayStage):
+    """A model drawn by inversion: ``_at(p)`` is its quantile function."""
+
+    def _at(self, p: float) -> float:
+        raise NotImplementedError
+
+    def quantile(self, q: float) -> float:
+        return self._at(_check_q(q))
+
+    def sample(self, rng: random.Random) -> float:
+        return self._at(rng.random())
+
+
 class ConstantDelay(_DelayStage):
     """A fixed delay: propagation, a node's processing time."""
 
@@ -119,7 +132,7 @@ class ExponentialDelay(_DelayStage):
         return f"ExponentialDelay(mean={self.mean}, shift={self.shift})"
 
 
-class TruncatedNormalDelay(_DelayStage):
+class TruncatedNormalDelay(_InverseCdfDelay):
     """A normal delay (paper 002's "gaussian" Internet delay) truncated to [lo, hi].
 
     Drawn by inverting the CDF on [Phi(lo), Phi(hi)], so no draw is rejected and the
@@ -163,17 +176,11 @@ class TruncatedNormalDelay(_DelayStage):
         u = min(max(u, 1e-15), 1.0 - 1e-15)
         return min(max(self._normal.inv_cdf(u), self.lo), self.hi)
 
-    def quantile(self, q: float) -> float:
-        return self._at(_check_q(q))
-
-    def sample(self, rng: random.Random) -> float:
-        return self._at(rng.random())
-
     def __repr__(self) -> str:
         return f"TruncatedNormalDelay({self.mu}, {self.sd}, {self.lo}, {self.hi})"
 
 
-class HistogramDelay(_DelayStage):
+class HistogramDelay(_InverseCdfDelay):
     """An empirical delay: bin ``i`` spans ``[edges[i], edges[i+1])`` with weight ``weights[i]``.
 
     A bin is chosen in proportion to its weight, then the delay is uniform inside it,
@@ -220,12 +227,6 @@ class HistogramDelay(_DelayStage):
         lo, hi, upto = self._bins[i]
         below = self._cumulative[i - 1] if i else 0.0
         return lo + (p - below) / (upto - below) * (hi - lo)
-
-    def quantile(self, q: float) -> float:
-        return self._at(_check_q(q))
-
-    def sample(self, rng: random.Random) -> float:
-        return self._at(rng.random())
 
     def __repr__(self) -> str:
         return f"HistogramDelay({self.edges}, {self.weights})"
