@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wwanlab.wap.wsp.assigned import (
+    CONTENT_TYPE_NAMES,
     CONTENT_TYPES,
     FIELDS,
     V1_1,
@@ -135,7 +136,10 @@ def test_disputed_content_types_decode_both_spellings_to_omna() -> None:
         assert encode_content_type(spelling) == b"\x8a"
     for spelling in ("application/vnd.wap.channelc", "application/vnd.wap.wsic"):
         assert encode_content_type(spelling) == b"\x96"
-    assert [code for code, _, _ in CONTENT_TYPES] == list(range(len(CONTENT_TYPES)))
+    codes = [code for code, _, _ in CONTENT_TYPES]
+    assert codes[:0x59] == list(range(0x59))  # Table 40 and OMNA, no gaps up to 0x58
+    assert codes[0x59:] == [0x5A]  # 0x59 is unassigned
+    assert CONTENT_TYPE_NAMES[0x5A] == "application/octet-stream"  # as Kannel sends it
 
 
 def test_registered_content_type_uses_a_long_integer() -> None:

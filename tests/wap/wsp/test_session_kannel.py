@@ -57,7 +57,7 @@ def test_connect_sar_get_disconnect_with_kannel():
     assert isinstance(result, MethodResult) and result.status == 200
     assert result.body == pattern_bytes(40960)
     # Kannel sends content type 0x5A, which the header codec does not name yet
-    assert result.headers[0] == ("Content-Type", "application/x-wsp-content-type; raw=da")
+    assert result.headers[0] == ("Content-Type", "application/octet-stream")  # 0x5A
     assert isinstance(gone, Disconnected)
 
 
