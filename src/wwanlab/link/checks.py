@@ -6,8 +6,17 @@ that into exit code 2.
 """
 
 import math
+from pathlib import Path
 
 from wwanlab.core.errors import UsageError
+
+
+def read_trace(path: str | Path, what: str) -> str:
+    """The text of an ASCII trace file; ``what`` names it in the error."""
+    try:
+        return Path(path).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {what} {str(path)!r}: {exc}") from None
 
 
 def probability(name: str, value: float) -> float:

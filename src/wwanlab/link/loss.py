@@ -186,10 +186,7 @@ class TraceLoss:
 
 def load_loss_trace(path: str | Path) -> list[int]:
     """0/1 values separated by white space (one per line is usual)."""
-    try:
-        text = Path(path).read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read loss trace {str(path)!r}: {exc}") from None
+    text = checks.read_trace(path, "loss trace")
     values: list[int] = []
     for word in text.split():
         if word not in ("0", "1"):

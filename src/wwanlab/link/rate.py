@@ -172,10 +172,7 @@ def _check_schedule(schedule: Sequence[int], name: str) -> None:
 def load_mahimahi_trace(path: str | Path) -> list[int]:
     """Read a Mahimahi trace: one integer millisecond timestamp per line."""
     name = repr(str(path))
-    try:
-        text = Path(path).read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read trace file {name}: {exc}") from None
+    text = checks.read_trace(path, "trace file")
     schedule: list[int] = []
     for number, line in enumerate(text.splitlines(), 1):
         word = line.strip()
