@@ -79,6 +79,14 @@ def setup(
     return c, s, pair
 
 
+def connected(**kw: Any) -> tuple[ClientSession, WspServer, Pair]:
+    """``setup`` with the client's S-Connect.req at 0 s, run to 1 s."""
+    c, s, pair = setup(**kw)
+    c.connect(0.0)
+    pair.run(until=1.0)
+    return c, s, pair
+
+
 def wsp_pdus(pair: Pair, side: str) -> list[tuple[float, Any]]:
     """(time, WSP PDU) for every WTP Invoke or Result the side sent."""
     out = []
@@ -90,9 +98,7 @@ def wsp_pdus(pair: Pair, side: str) -> list[tuple[float, Any]]:
 
 
 def test_connect_get_disconnect_exact():
-    c, s, pair = setup()
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, s, pair = connected()
     request = c.get("http://origin/a", pair.now)
     pair.run(until=2.0)
     c.disconnect(pair.now)
@@ -133,9 +139,7 @@ def test_capability_negotiation_outcome():
         client_sdu_size=5000, server_sdu_size=2000, protocol_options=0xA0, method_mor=5, push_mor=3
     )
     server = WspServerConfig(server_sdu_size=1400, protocol_options=0x20, method_mor=2, push_mor=1)
-    c, s, pair = setup(client=client, server=server)
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, s, pair = connected(client=client, server=server)
     [(_, connect)] = wsp_pdus(pair, "client")
     assert isinstance(connect, Connect)
     assert connect.capabilities == (
@@ -161,9 +165,7 @@ def test_capability_negotiation_outcome():
 
 
 def test_method_mor_limits_outstanding_requests():
-    c, s, pair = setup(app=nothing, client=WspClientConfig(method_mor=2))
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, s, pair = connected(app=nothing, client=WspClientConfig(method_mor=2))
     reqs = [c.get(f"http://o/{i}", pair.now) for i in range(3)]
     pair.run(until=2.0)
     assert [p.uri for _, p in wsp_pdus(pair, "client") if isinstance(p, Get)] == [
@@ -179,9 +181,7 @@ def test_method_mor_limits_outstanding_requests():
 
 
 def test_reply_larger_than_client_sdu_is_aborted():
-    c, _s, pair = setup(client=WspClientConfig(client_sdu_size=100))
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, _s, pair = connected(client=WspClientConfig(client_sdu_size=100))
     req = c.get("http://o/" + "x" * 200, pair.now)
     pair.run()
     assert MethodAborted(req, AbortReason.MRUEXCEEDED) in pair.client_events
@@ -196,9 +196,7 @@ def test_40kb_reply_over_sar_is_byte_exact():
         if isinstance(e, MethodInvoke):
             ep.reply(e.handle, 200, HTML, body, now)
 
-    c, _s, pair = setup(app=app)
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, _s, pair = connected(app=app)
     req = c.get("http://o/big", pair.now)
     pair.run()
     assert MethodResult(req, 200, HTML, body) in pair.client_events
@@ -207,9 +205,7 @@ def test_40kb_reply_over_sar_is_byte_exact():
 
 
 def test_suspend_and_resume_from_a_new_address():
-    c, s, pair = setup()
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, s, pair = connected()
     c.suspend(pair.now)
     pair.run(until=2.0)
     assert pair.client_events[-1] == Suspended(AbortReason.USERREQ)
@@ -237,9 +233,7 @@ def test_suspend_and_resume_from_a_new_address():
 
 
 def test_resume_of_unknown_session_disconnects():
-    c, s, pair = setup()
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, s, pair = connected()
     c.suspend(pair.now)
     pair.run(until=2.0)
     s.sessions.clear()  # the server forgot the session (a restart)
@@ -250,9 +244,7 @@ def test_resume_of_unknown_session_disconnects():
 
 
 def test_client_method_abort():
-    c, s, pair = setup(app=nothing)
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, s, pair = connected(app=nothing)
     req = c.get("http://o/slow", pair.now)
     pair.run(until=2.0)
     c.abort_method(req, pair.now)
@@ -270,9 +262,7 @@ def test_client_method_abort():
 
 
 def test_server_method_abort_and_server_disconnect():
-    c, s, pair = setup(app=nothing)
-    c.connect(0.0)
-    pair.run(until=1.0)
+    c, s, pair = connected(app=nothing)
     req = c.get("http://o/x", pair.now)
     pair.run(until=2.0)
     handle = next(e.handle for e in pair.server_events if isinstance(e, MethodInvoke))
