@@ -93,7 +93,7 @@ def test_request_headers_replace_defaults_of_the_same_name():
 
 
 def test_reply_with_an_unnamed_content_type_keeps_its_body():
-    reply = Reply(status=0x20, content_type=b"\xda", data=b"abc")  # Kannel's 0x5A
+    reply = Reply(status=0x20, content_type=b"\xd9", data=b"abc")  # 0x59 is unassigned
     response = WapResponse.from_reply(reply, 0.5)
     assert (response.status, response.body) == (200, b"abc")
-    assert response.content_type == "x-wsp-content-type/da"
+    assert response.content_type == "x-wsp-content-type/d9"
