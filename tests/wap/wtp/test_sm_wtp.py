@@ -665,6 +665,20 @@ def _cases() -> list[Case]:
     case("responder:TIDOK_WAIT/RCV_ERROR_PDU/always/protocol_error_no_user")(
         lambda: _stale_invoke(garbage_after=True)
     )
+    # explicit acknowledgement (WtpConfig.explicit_ack), rows marked [X]
+    explicit = WtpConfig(explicit_ack=True)
+    case("responder:LISTEN/RCV_INVOKE/explicit_tid_ok/indicate_and_ack")(
+        lambda: simple(user_ack=False, server_cfg=explicit)
+    )
+    case("responder:TIDOK_WAIT/RCV_ACK/explicit_tid_ok_answer/verified_and_ack")(
+        lambda: _tid_verification(user_ack=False, server_cfg=explicit)
+    )
+    case("responder:INVOKE_RESP_WAIT/TR_INVOKE_RES/explicit_class2/hold_on")(
+        lambda: simple(server_app=ack_only, server_cfg=explicit)
+    )
+    case("responder:RESULT_WAIT/TR_INVOKE_RES/explicit_no_user_ack/nothing")(
+        lambda: simple(user_ack=False, server_app=ack_only, server_cfg=explicit)
+    )
     case("responder:INVOKE_RESP_WAIT/TR_INVOKE_RES/class2/await_result")(
         lambda: simple(server_app=ack_only)
     )
@@ -830,14 +844,15 @@ def _tid_verification(
     dup: bool = False,
     dup_tok: bool = False,
     drop: Callable[[Side, int, bytes], bool] | None = None,
+    user_ack: bool = True,
     **kw: object,
 ) -> World:
     w = World(drop=drop, **kw)  # type: ignore[arg-type]
     w.c.tids.next_tid = 10
-    w.invoke(b"first")
+    w.invoke(b"first", user_ack=user_ack)
     w.run()
     w.c.tids.next_tid = 10 + (1 << 14) + 5
-    w.invoke(b"second")
+    w.invoke(b"second", user_ack=user_ack)
     if dup:
         w.run(until=w.pair.now + 0.15)
         w.to_server(

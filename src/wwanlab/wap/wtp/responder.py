@@ -36,6 +36,17 @@ timer W, as Kannel does; group Acks and Negative Acks move a segmented result on
 result of more than max_segments packets aborts with MESSAGETOOLARGE, TIDOK WAIT is
 bounded by timer W, and duplicate Ack(TIDok)s are ignored (CR-Nokia-WTP-20-March-2000/2,
 as Kannel).
+
+Explicit acknowledgement (``WtpConfig.explicit_ack``, paper 000 2.2 and Figure 3a), rows
+marked ``[X]``, each before the row it replaces and guarded by the option: the Ack the
+spec sends when A expires (INVOKE RESP WAIT and RESULT WAIT, TimerTO_A, "Send Ack PDU")
+goes out at once, when the invoke is acknowledged. Class 2 without the U/P flag: the
+provider acknowledges, so TR-Invoke.ind and the Ack together, -> RESULT WAIT (also after
+a TID verification). With U/P: the user's TR-Invoke.res sends it, -> RESULT WAIT, where a
+TR-Invoke.res for an invoke the provider already acknowledged is ignored. A user who
+answers with TR-Result.req before any TR-Invoke.res still acknowledges implicitly. From
+RESULT WAIT on the spec's rows hold: no timer after the Ack, a repeated invoke (RID) gets
+the Ack again.
 """
 
 from enum import Enum, auto
@@ -92,6 +103,7 @@ class Responder(Transaction[ResponderState]):
         self.data = b""
         self.ack_sent = False
         self.result: OutgoingMessage | None = None
+        self._tid_test: TidTest | None = None
 
     @property
     def done(self) -> bool:
@@ -139,17 +151,42 @@ class Responder(Transaction[ResponderState]):
         )
 
     # --- conditions ------------------------------------------------------------------------
+    def tid_test(self) -> TidTest:
+        """The TID test (WTP 7.8.2.3), run once: it caches a TID it accepts."""
+        if self._tid_test is None:
+            assert self.first is not None
+            self._tid_test = self.tids.test(self.peer, self.tid, self.first.tid_new)
+        return self._tid_test
+
     def reliable_tid_ok(self, s: Stimulus) -> bool:
         return (
             not s.repeat
             and self.tcl != TransactionClass.CLASS_0
             and self.first is not None
-            and self.tids.test(self.peer, self.tid, self.first.tid_new) == TidTest.OK
+            and self.tid_test() == TidTest.OK
         )
 
     def reliable_tid_verify(self, s: Stimulus) -> bool:
-        # runs after reliable_tid_ok failed, so the cache was consulted exactly once
+        # runs after reliable_tid_ok failed
         return not s.repeat and self.tcl != TransactionClass.CLASS_0
+
+    def provider_acks_at_once(self, s: Stimulus) -> bool:
+        """[X] Explicit mode, class 2 without U/P: the provider's Ack goes with TR-Invoke.ind."""
+        return self.config.explicit_ack and self.class2(s) and not self.user_ack
+
+    def explicit_tid_ok(self, s: Stimulus) -> bool:
+        return self.provider_acks_at_once(s) and self.reliable_tid_ok(s)
+
+    def explicit_tid_ok_answer(self, s: Stimulus) -> bool:
+        return self.provider_acks_at_once(s) and self.tid_ok_answer(s)
+
+    def explicit_class2(self, s: Stimulus) -> bool:
+        """[X] Explicit mode: the user's TR-Invoke.res sends the Ack at once."""
+        return self.config.explicit_ack and self.class2(s)
+
+    def explicit_no_user_ack(self, s: Stimulus) -> bool:
+        """[X] The provider acknowledged already: a TR-Invoke.res has nothing left to do."""
+        return self.provider_acks_at_once(s) and self.ack_sent
 
     def class0(self, s: Stimulus) -> bool:
         return not s.repeat and self.tcl == TransactionClass.CLASS_0
@@ -197,6 +234,11 @@ class Responder(Transaction[ResponderState]):
         self.aec = 0
         self.start_timer(Input.TIMER_TO_A)
 
+    def indicate_and_ack(self, s: Stimulus) -> None:
+        """[X] Generate TR-Invoke.ind, Send Ack PDU at once (explicit acknowledgement)."""
+        self.indicate_invoke(s)
+        self.hold_on(s)
+
     def indicate_invoke_class0(self, s: Stimulus) -> None:
         """Generate TR-Invoke.ind; class 0 keeps no state."""
         self.io.emit(self.invoke_indication())
@@ -216,6 +258,11 @@ class Responder(Transaction[ResponderState]):
         assert self.first is not None
         self.tids.verified(self.peer, self.tid, self.first.tid_new)
         self.indicate_invoke(s)
+
+    def verified_and_ack(self, s: Stimulus) -> None:
+        """[X] TIDok: cache the TID, Generate TR-Invoke.ind, Send Ack PDU at once."""
+        self.tid_verified(s)
+        self.hold_on(s)
 
     def reassembling(self, s: Stimulus) -> None:
         """[+] Part of a segmented invoke: wait for the rest under timer W (Kannel)."""
@@ -238,7 +285,10 @@ class Responder(Transaction[ResponderState]):
         self.start_timer(Input.TIMER_TO_W)
 
     def hold_on(self, s: Stimulus) -> None:
-        """Send Ack PDU: a hold-on acknowledgement (WTP 7.1.5.3); no timer after it."""
+        """Send Ack PDU: a hold-on acknowledgement (WTP 7.1.5.3); no timer after it.
+
+        In explicit mode this is the Ack sent at once, when the invoke is acknowledged.
+        """
         self.invoke_ack()
         self.ack_sent = True
         self.stop_timer()
@@ -293,6 +343,9 @@ P = Responder
 RESPONDER_ROWS: list[Row[ResponderState, Responder]] = named(
     "responder",
     [
+        # [X] LISTEN  RcvInvoke  Class == 2, TID ok, !Uack, explicit  TR-Invoke.ind, Send Ack
+        #     -> RESULT WAIT (the Ack TimerTO_A would send, at once)
+        R(S_.LISTEN, I_.RCV_INVOKE, P.explicit_tid_ok, P.indicate_and_ack, S_.RESULT_WAIT),
         # LISTEN  RcvInvoke  Class == 2 | 1, TID ok  TR-Invoke.ind, Start A  -> INVOKE RESP WAIT
         R(S_.LISTEN, I_.RCV_INVOKE, P.reliable_tid_ok, P.indicate_invoke, S_.INVOKE_RESP_WAIT),
         # LISTEN  RcvInvoke  Class == 2 | 1, TIDve needed  Send Ack(TIDve)  -> TIDOK WAIT
@@ -307,6 +360,15 @@ RESPONDER_ROWS: list[Row[ResponderState, Responder]] = named(
         R(S_.LISTEN, I_.RCV_ABORT, always, P.quiet_end, S_.LISTEN),
         # LISTEN  RcvErrorPDU  Send Abort PDU (PROTOERR)  -> LISTEN
         R(S_.LISTEN, I_.RCV_ERROR_PDU, always, P.protocol_error_no_user, S_.LISTEN),
+        # [X] TIDOK WAIT  RcvAck  TIDok, Class == 2, !Uack, explicit  TR-Invoke.ind, Send Ack
+        #     -> RESULT WAIT
+        R(
+            S_.TIDOK_WAIT,
+            I_.RCV_ACK,
+            P.explicit_tid_ok_answer,
+            P.verified_and_ack,
+            S_.RESULT_WAIT,
+        ),
         # TIDOK WAIT  RcvAck  TIDok  TR-Invoke.ind, Start timer A  -> INVOKE RESP WAIT
         R(S_.TIDOK_WAIT, I_.RCV_ACK, P.tid_ok_answer, P.tid_verified, S_.INVOKE_RESP_WAIT),
         # TIDOK WAIT  RcvAbort  Clear transaction  -> LISTEN
@@ -319,6 +381,9 @@ RESPONDER_ROWS: list[Row[ResponderState, Responder]] = named(
         R(S_.TIDOK_WAIT, I_.TIMER_TO_W, always, P.quiet_end, S_.LISTEN),
         # TIDOK WAIT  RcvErrorPDU  Send Abort PDU (PROTOERR)  -> LISTEN
         R(S_.TIDOK_WAIT, I_.RCV_ERROR_PDU, always, P.protocol_error_no_user, S_.LISTEN),
+        # [X] INVOKE RESP WAIT  TR-Invoke.res  Class == 2, explicit  Send Ack  -> RESULT WAIT
+        #     (instead of Start timer A and the Ack at its expiry)
+        R(S_.INVOKE_RESP_WAIT, I_.TR_INVOKE_RES, P.explicit_class2, P.hold_on, S_.RESULT_WAIT),
         # INVOKE RESP WAIT  TR-Invoke.res  Class == 2  Start timer A  -> RESULT WAIT
         R(S_.INVOKE_RESP_WAIT, I_.TR_INVOKE_RES, P.class2, P.await_result, S_.RESULT_WAIT),
         # INVOKE RESP WAIT  TR-Invoke.res  Class == 1  Send Ack, Start timer W  -> WAIT TIMEOUT
@@ -385,6 +450,8 @@ RESPONDER_ROWS: list[Row[ResponderState, Responder]] = named(
             P.refuse_too_large,
             S_.LISTEN,
         ),
+        # [X] RESULT WAIT  TR-Invoke.res  !Uack, explicit, Ack sent  ignore
+        R(S_.RESULT_WAIT, I_.TR_INVOKE_RES, P.explicit_no_user_ack, nothing, S_.RESULT_WAIT),
         # RESULT WAIT  RcvAbort  Generate TR-Abort.ind  -> LISTEN
         R(S_.RESULT_WAIT, I_.RCV_ABORT, always, P.peer_abort, S_.LISTEN),
         # RESULT WAIT  RcvInvoke  RID == 0  ignore

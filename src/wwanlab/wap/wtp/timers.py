@@ -36,6 +36,7 @@ class WtpConfig:
     group_size: int = SAR_GROUP_LEN
     max_segments: int = MAX_SEGMENTS
     tid_window: int = TID_WINDOW
+    explicit_ack: bool = False  # class 2 responder: Ack each invoke at once (paper 000 2.2)
 
     def __post_init__(self) -> None:
         if self.segment_size < 1 or self.group_size < 1:
