@@ -208,3 +208,45 @@ def test_connectionless_get_reply_and_garbage():
     dropped = list(iter(server.next_event, None))
     assert [type(e) for e in dropped] == [DatagramDropped] * 4
     assert server.datagrams_to_send(1.0) == [] and server.pending() == 0
+
+
+def lenient_session(lenient: bool) -> tuple[ConnectionOrientedServer, int]:
+    """A session whose Get has a 10 000-octet reply (8 packets, groups of 3) in flight."""
+    server = ConnectionOrientedServer(random.Random(2), lenient_ack_tid=lenient)
+    connect = wtp.Invoke(tid=1, tcl=CLASS_2, user_data=wsp.encode(wsp.Connect()), up_flag=True)
+    server.receive_datagram(wtp.encode(connect), CLIENT_ADDR, 0.0)
+    get = wsp.encode(wsp.Get(uri="http://example.org/"))
+    server.receive_datagram(
+        wtp.encode(wtp.Invoke(tid=2, tcl=CLASS_2, user_data=get, up_flag=True)), CLIENT_ADDR, 0.1
+    )
+    [request] = [e for e in iter(server.next_event, None) if isinstance(e, MethodRequest)]
+    server.respond(
+        request.request_id, wsp.Reply(status=0x20, content_type=b"\x80", data=bytes(10_000)), 0.2
+    )
+    server.datagrams_to_send(0.2)
+    return server, request.request_id
+
+
+def sent_psns(server: ConnectionOrientedServer, now: float) -> list[int]:
+    out = [p for d, _ in server.datagrams_to_send(now) for p in wtp.decode(d)]
+    return [getattr(p, "psn", 0) for p in out if isinstance(p, (wtp.Result, wtp.SegmentedResult))]
+
+
+def test_fakewap_quirk_mode_reads_foreign_and_plain_acks_as_group_acks():
+    server, handle = lenient_session(lenient=True)
+    # another thread's TID (99) and no PSN TPI: the Ack of the first group (PSNs 0-2)
+    server.receive_datagram(wtp.encode(wtp.Ack(tid=99)), CLIENT_ADDR, 0.3)
+    assert sent_psns(server, 0.3) == [3, 4, 5]
+    # a PSN that is not a group's last: the Ack of its group (3-5)
+    server.receive_datagram(wtp.encode(wtp.Ack(tid=2, tpis=(wtp.PsnTpi(3),))), CLIENT_ADDR, 0.4)
+    assert sent_psns(server, 0.4) == [6, 7]
+    server.receive_datagram(wtp.encode(wtp.Ack(tid=99)), CLIENT_ADDR, 0.5)  # the final Ack
+    assert server.wtp.state(handle) is None and server.retargeted_acks == 3
+
+
+def test_strict_mode_ignores_foreign_tids_and_ends_on_a_plain_ack():
+    server, handle = lenient_session(lenient=False)
+    server.receive_datagram(wtp.encode(wtp.Ack(tid=99)), CLIENT_ADDR, 0.3)
+    assert sent_psns(server, 0.3) == [] and server.wtp.state(handle) is not None
+    server.receive_datagram(wtp.encode(wtp.Ack(tid=2)), CLIENT_ADDR, 0.4)  # WTP: whole message
+    assert server.wtp.state(handle) is None and server.retargeted_acks == 0

@@ -26,7 +26,7 @@ connectionless garbage is dropped and reported as ``DatagramDropped``.
 
 import random
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
@@ -50,7 +50,7 @@ from wwanlab.wap.wsp.pdu import (
     encode,
     encode_connectionless,
 )
-from wwanlab.wap.wtp.constants import MAX_TID, TransactionClass
+from wwanlab.wap.wtp.constants import TransactionClass
 from wwanlab.wap.wtp.endpoint import WtpEndpoint
 from wwanlab.wap.wtp.events import (
     AbortIndication,
@@ -58,7 +58,8 @@ from wwanlab.wap.wtp.events import (
     ResultConfirm,
     WtpEvent,
 )
-from wwanlab.wap.wtp.pdu import Ack
+from wwanlab.wap.wtp.pdu import Ack, NegativeAck, PsnTpi, Tpi, WtpCodecError
+from wwanlab.wap.wtp.pdu import decode as decode_wtp
 from wwanlab.wap.wtp.pdu import encode as encode_wtp
 from wwanlab.wap.wtp.responder import ResponderState
 from wwanlab.wap.wtp.timers import SAR_SEGM_SIZE, WtpConfig
@@ -200,6 +201,8 @@ class ConnectionOrientedServer:
         self._next_session_id = 1
         self._method_session: dict[int, Session] = {}  # handle -> session
         self._answered: set[int] = set()  # handles whose Result is under way
+        self._result_size: dict[int, int] = {}  # handle -> octets of its Result
+        self._acked_upto: dict[int, int] = {}  # handle -> last PSN acknowledged (lenient)
         self._events: deque[GatewayEvent] = deque()
         self._sweep_at: float | None = None
 
@@ -217,6 +220,7 @@ class ConnectionOrientedServer:
         if len(data) > limit:
             data = encode(error_reply(502, f"reply of {len(data)} octets exceeds {limit}"))
         self._answered.add(request_id)
+        self._result_size[request_id] = len(data)
         session.last_active = now
         self.wtp.result(request_id, data, now)
         self._drain_wtp(now)
@@ -236,31 +240,70 @@ class ConnectionOrientedServer:
         self._drain_wtp(now)
 
     def _retarget_ack(self, data: bytes, addr: Address) -> bytes:
-        """fakewap ``-c N`` quirk: an Ack or Negative Ack naming another thread's TID.
+        """fakewap's Acks and Negative Acks, made to say what fakewap means.
 
-        fakewap's threads share one unlocked TID counter, so a thread acknowledges its
-        result with whichever TID another thread set last (docs/kannel.md). With
-        ``lenient_ack_tid``, an Ack (not a TIDve/TIDok one) or Negative Ack whose TID
-        matches none of the client's transactions is given to the client's one
-        transaction sending a result, when there is exactly one; anything else is left
-        as it came.
+        Two quirks (docs/kannel.md, docs/gateway.md): fakewap's ``-c N`` threads share
+        one unlocked TID counter, so a thread acknowledges its result with whichever TID
+        another thread set last; and after a Negative Ack of PSN 0, fakewap acknowledges
+        the group with the PSN of the packet it just received (0) instead of the
+        group's last. With ``lenient_ack_tid``, an Ack (not TIDve/TIDok) or Negative
+        Ack whose TID matches none of the client's transactions goes to the client's
+        one transaction sending a result, when there is exactly one; and an Ack whose
+        PSN is not the last packet of its group is taken as the Ack of that group (a
+        receiver only ever acknowledges whole groups, WTP 7.14), as is a plain Ack while
+        groups remain (``_group_end_tpis``). Anything else is left as it came.
         """
         session = self.sessions.get(addr)
         if session is None:
             return data
+        try:
+            pdus = decode_wtp(data)
+        except WtpCodecError:
+            return data
+        if len(pdus) != 1 or not isinstance(pdus[0], (Ack, NegativeAck)):
+            return data
+        pdu = pdus[0]
+        if pdu.tid_response or (isinstance(pdu, Ack) and pdu.tve_tok):
+            return data
         handles = [*session.methods, session.connect_handle]
         live = [h for h in handles if h is not None and self.wtp.state(h) is not None]
-        tid = int.from_bytes(data[1:3], "big") & MAX_TID
-        if any(self.wtp.tid_of(h) == tid for h in live):
+        target = next((h for h in live if self.wtp.tid_of(h) == pdu.tid), None)
+        if target is None:
+            waiting = [h for h in live if self.wtp.state(h) == ResponderState.RESULT_RESP_WAIT]
+            if len(waiting) != 1:
+                return data
+            target = waiting[0]
+        tid = self.wtp.tid_of(target)
+        if tid is None:
             return data
-        waiting = [h for h in live if self.wtp.state(h) == ResponderState.RESULT_RESP_WAIT]
-        if len(waiting) != 1:
-            return data
-        real = self.wtp.tid_of(waiting[0])
-        if real is None:
+        fixed: Ack | NegativeAck = replace(pdu, tid=tid)
+        if isinstance(fixed, Ack):
+            fixed = replace(fixed, tpis=self._group_end_tpis(fixed, target))
+        if fixed == pdu:
             return data
         self.retargeted_acks += 1
-        return bytes([data[0]]) + real.to_bytes(2, "big") + data[3:]
+        return encode_wtp(fixed)
+
+    def _group_end_tpis(self, ack: Ack, handle: int) -> tuple[Tpi, ...]:
+        """The Ack's PSN TPI naming the end of the group it acknowledges.
+
+        fakewap acknowledges the group of a resent PSN 0 with a plain Ack (no PSN TPI),
+        which a responder reads as the Ack of the whole message; for a message with
+        groups still to come, a plain Ack is taken as the Ack of the group after the
+        last one acknowledged.
+        """
+        size = self._result_size.get(handle)
+        if size is None:
+            return ack.tpis
+        group, last = self.wtp.config.group_size, max(size - 1, 0) // self.wtp.config.segment_size
+        psns = [t.psn for t in ack.tpis if isinstance(t, PsnTpi)]
+        psn = psns[0] if psns else self._acked_upto.get(handle, -1) + 1
+        end = min(psn - psn % group + group - 1, last)
+        if end >= last and not psns:
+            return ack.tpis  # a plain Ack of the last group: the final Ack
+        self._acked_upto[handle] = end
+        others = tuple(t for t in ack.tpis if not isinstance(t, PsnTpi))
+        return (PsnTpi(end), *others)
 
     def handle_timer(self, now: float) -> None:
         self.wtp.handle_timer(now)
@@ -314,6 +357,8 @@ class ConnectionOrientedServer:
                 self._connect(event, pdu, now)
             case Disconnect():
                 if session is not None and pdu.session_id == session.session_id:
+                    if self.lenient_ack_tid:
+                        self._implicit_result_acks(session, now)
                     self._end_session(session, "client disconnect", now)
             case Get() | Post():
                 if session is not None:
@@ -389,9 +434,21 @@ class ConnectionOrientedServer:
     def _finish(self, handle: int, now: float) -> None:
         session = self._method_session.pop(handle, None)
         self._answered.discard(handle)
+        self._result_size.pop(handle, None)
+        self._acked_upto.pop(handle, None)
         if session is not None:
             session.methods.discard(handle)
             session.last_active = now
+
+    def _implicit_result_acks(self, session: Session, now: float) -> None:
+        """fakewap quirk: a Disconnect right after a reply whose Ack named a TID we could
+        not place. The client has its reply, so instead of S-Disconnect's Abort (which
+        fakewap would read as the next session's ConnectReply) the result is taken as
+        acknowledged, fed to WTP as the client's own final Ack."""
+        for handle in list(session.methods):
+            tid = self.wtp.tid_of(handle)
+            if tid is not None and self.wtp.state(handle) == ResponderState.RESULT_RESP_WAIT:
+                self.wtp.receive_datagram(encode_wtp(Ack(tid=tid)), session.client, now)
 
     def _end_session(self, session: Session, reason: str, now: float) -> None:
         """S-Disconnect: abort the session's methods, then forget it (WSP 7.1.3.2)."""
