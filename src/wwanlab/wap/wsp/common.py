@@ -2,7 +2,7 @@
 
 from collections import deque
 
-from wwanlab.wap.wsp.constants import PduType
+from wwanlab.wap.wsp.constants import METHOD_NAMES, PduType
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.events import Headers, WspEvent
 from wwanlab.wap.wsp.headers import (
@@ -14,15 +14,6 @@ from wwanlab.wap.wsp.headers import (
 from wwanlab.wap.wsp.pdu import Get, Post, Reply
 from wwanlab.wap.wsp.status import http_to_wsp, wsp_to_http
 
-METHOD_NAMES: dict[int, str] = {
-    PduType.GET: "GET",
-    PduType.OPTIONS: "OPTIONS",
-    PduType.HEAD: "HEAD",
-    PduType.DELETE: "DELETE",
-    PduType.TRACE: "TRACE",
-    PduType.POST: "POST",
-    PduType.PUT: "PUT",
-}
 METHOD_CODES: dict[str, int] = {name: code for code, name in METHOD_NAMES.items()}
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 UNNAMED_CONTENT_TYPE = "application/x-wsp-content-type"

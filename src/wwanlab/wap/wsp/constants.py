@@ -40,6 +40,17 @@ GET_METHODS = frozenset(
 POST_METHODS = frozenset(
     [*range(PduType.POST, PduType.PUT + 1), *range(POST_EXTENDED_FIRST, POST_EXTENDED_LAST + 1)]
 )
+# WSP Table 34: the HTTP method name of each well-known method's PDU type (the Allow and
+# Public headers encode methods by the same numbers)
+METHOD_NAMES: dict[int, str] = {
+    PduType.GET: "GET",
+    PduType.OPTIONS: "OPTIONS",
+    PduType.HEAD: "HEAD",
+    PduType.DELETE: "DELETE",
+    PduType.TRACE: "TRACE",
+    PduType.POST: "POST",
+    PduType.PUT: "PUT",
+}
 
 
 class AbortReason(IntEnum):

@@ -42,7 +42,7 @@ from wwanlab.wap.wsp.assigned import (
     field_code,
     parameter_code,
 )
-from wwanlab.wap.wsp.constants import PduType
+from wwanlab.wap.wsp.constants import METHOD_NAMES
 from wwanlab.wap.wsp.encoding import (
     LENGTH_QUOTE,
     QUOTED_STRING_START,
@@ -103,15 +103,6 @@ _TE_CODES = {
     0x04: "gzip",
     0x05: "compress",
     0x06: "deflate",
-}
-_METHODS = {
-    PduType.GET: "GET",
-    PduType.OPTIONS: "OPTIONS",
-    PduType.HEAD: "HEAD",
-    PduType.DELETE: "DELETE",
-    PduType.TRACE: "TRACE",
-    PduType.POST: "POST",
-    PduType.PUT: "PUT",
 }
 _APPLICATION_IDS = (  # OMNA push application ids 0x00-0x0A
     "x-wap-application:*",
@@ -409,9 +400,9 @@ def _field_name(reader: Reader) -> str:
 def _method(reader: Reader) -> str:
     if reader.peek() & 0x80:
         code = reader.short_integer()
-        if code not in _METHODS:
+        if code not in METHOD_NAMES:
             raise WspCodecError(f"method {code:#x} is not a well-known method")
-        return _METHODS[PduType(code)]
+        return METHOD_NAMES[code]
     return _text(reader)
 
 
@@ -1033,7 +1024,7 @@ def _enc_accept_language(value: str, version: EncodingVersion) -> bytes:
 
 
 def _enc_method(value: str, version: EncodingVersion) -> bytes:
-    for code, name in _METHODS.items():
+    for code, name in METHOD_NAMES.items():
         if name == value:
             return put_short_integer(code)
     raise _Unencodable
