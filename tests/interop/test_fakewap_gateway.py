@@ -38,6 +38,7 @@ pytestmark = [
 
 EXPECTED = {"/deck.wml": compile_wml(DECK_WML), "/body40k": BODY_40K}
 RETRY = 2.0  # s, the gateway's WTP retry interval R in these runs
+LOSSY_RUNS = 5  # 40 KB Gets with -l 10: Kannel recovers a lost group end after 7 s
 
 
 @contextlib.contextmanager
@@ -136,27 +137,34 @@ def lossy_40k(origin: OriginServer, opts: FakewapOptions, out: Path) -> tuple[in
     return opts.max_requests, result.replies_ok, intact
 
 
+@pytest.mark.slow
 def test_forty_kilobytes_with_ten_percent_loss_ours_and_kannels(origin, gateway, tmp_path):
-    """fakewap cannot always finish this one, whoever the gateway is.
+    """Kannel in the same lossy mode, for comparison.
 
-    When the first packet of a segmented result (PSN 0, a Result PDU) is lost, fakewap
-    Negative-Acks it and, once it arrives, acknowledges PSN 0 instead of the group's last
-    packet; a gateway that follows WTP 7.14 waits for the group's Ack and fakewap panics
-    after 10 s ("Failed to receive entire message"). A lost PSN 0 happens in about one
-    transaction in ten. So this test asserts what holds for both gateways -- whatever
-    fakewap wrote is byte-exact -- and that ours completes at least as many as Kannel's
-    minus one, and records both counts.
+    When the first packet of a segmented result (PSN 0) is lost, fakewap Negative-Acks
+    it and, once it arrives, acknowledges the group with a plain Ack; a responder reads
+    that as the Ack of the whole message (Kannel too), and fakewap panics 10 s later
+    ("Failed to receive entire message"), ending its run. Our gateway's quirk mode
+    reads that Ack as the group's. Kannel also needs 7 s to resend a lost group end.
+    Asserted: every transaction through ours completes; whatever fakewap wrote is
+    byte-exact for both; Kannel's count is printed.
     """
     ours_out, kannel_out = tmp_path / "ours", tmp_path / "kannel"
     opts = options(
-        gateway, ours_out, connectionless=False, clients=1, max_requests=10, loss_percent=10
+        gateway,
+        ours_out,
+        connectionless=False,
+        clients=1,
+        max_requests=LOSSY_RUNS,
+        loss_percent=10,
     )
     ours = lossy_40k(origin, opts, ours_out)
     with KannelGateway(log_level=2) as kannel:
         kopts = FakewapOptions(
-            gateway=kannel.wdp_host, max_requests=10, loss_percent=10, out_file=kannel_out
+            gateway=kannel.wdp_host, max_requests=LOSSY_RUNS, loss_percent=10, out_file=kannel_out
         )
         theirs = lossy_40k(origin, kopts, kannel_out)
-    print(f"40 KB, fakewap -l 10 -m 10: ours {ours[1]}/10, Kannel {theirs[1]}/10")
+    n = LOSSY_RUNS
+    print(f"40 KB, fakewap -l 10 -m {n}: ours {ours[1]}/{n}, Kannel {theirs[1]}/{n}")
     assert ours[2] and theirs[2]
-    assert ours[1] >= theirs[1] - 1
+    assert ours[1] == LOSSY_RUNS
