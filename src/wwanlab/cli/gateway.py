@@ -71,7 +71,10 @@ def register(app: typer.Typer) -> None:
         ] = L_R_WITH_USER_ACK,
         fakewap_quirks: Annotated[
             bool,
-            typer.Option(help="Accept Acks with another TID of the same client (fakewap -c N)."),
+            typer.Option(
+                help="Read fakewap's misnumbered and plain Acks as it means them "
+                "(not WTP; see docs/gateway.md)."
+            ),
         ] = False,
         log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
     ) -> None:
