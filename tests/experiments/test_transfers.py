@@ -57,7 +57,7 @@ def test_wap_small_transfer_exact_datagrams_and_times() -> None:
     t2 = t1 + line(54)  # ConnectReply, the server answers on arrival
     t3 = t2 + line(31)  # the client's Ack ...
     t4 = t3 + line(54)  # ... and the Get, queued behind it
-    t5 = t4 + line(31)  # explicit Ack of the Get invoke (A = 0)
+    t5 = t4 + line(31)  # explicit Ack of the Get invoke (explicit_ack)
     t6 = t5 + line(1059)  # the reply: one Result packet, TTR
     want: list[Step] = [
         ("up", 0.0, 55, "Invoke", t1),

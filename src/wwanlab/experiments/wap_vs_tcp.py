@@ -109,13 +109,14 @@ ASSUMPTIONS = [
     "Disconnect, over WTP class 2 with the U/P flag set (the client acknowledges each "
     "result at once); a 200 reply with Content-Type application/octet-stream, which WSP "
     "carries as text (it has no well-known code).",
-    "WTP explicit acknowledgement (paper 000 2.2, Figure 3a): the server's WTP "
-    "acknowledgement interval A is 0 s, so its Ack for a method's invoke leaves before "
-    "the Result (the web server answers on its next turn); the server answers Connect at "
-    "once, so ConnectReply acknowledges the Connect implicitly.",
+    "WTP explicit acknowledgement (paper 000 2.2, Figure 3a, 3.1): the server's WTP runs "
+    "with WtpConfig(explicit_ack=True), so the Ack of a method's invoke leaves at once, "
+    "when WspServer acknowledges the method (TR-Invoke.res), ahead of the Result; the web "
+    "server answers at once; the server answers Connect at once, so ConnectReply "
+    "acknowledges the Connect implicitly.",
     f"WTP timers and SAR: Kannel 1.4.5's values for IP bearers (WTP Appendix A): retry "
     f"interval R = {L_R_WITH_USER_ACK:g} s, acknowledgement interval A = "
-    f"{L_A_WITH_USER_ACK:g} s at the client, wait timeout W = {W_WITH_USER_ACK:g} s, "
+    f"{L_A_WITH_USER_ACK:g} s at both ends, wait timeout W = {W_WITH_USER_ACK:g} s, "
     f"MAX_RCR = {MAX_RCR}; packet groups of {SAR_GROUP_LEN} (Kannel; the paper: 'the size "
     f"of each group is implementation specific'); segments of {WTP_SEGMENT_SIZE} octets of "
     f"user data so that a packet fills the paper's MTU of {SERIAL_MTU} octets.",
