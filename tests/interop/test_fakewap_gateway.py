@@ -11,6 +11,7 @@ timer; the gateway runs with a 2 s retry interval (fakewap gives up after 10 s).
 
 import asyncio
 import contextlib
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,8 +97,16 @@ def options(
     )
 
 
+def stuck_threads(log: str) -> str:
+    """The log lines of the fakewap threads that timed out (the evidence of a failure)."""
+    threads = set(re.findall(r"(\[\d+\] \[\d+\]) INFO: fakewap: Timeout", log))
+    lines = [line for line in log.splitlines() if any(t in line for t in threads)]
+    return "\n".join(lines[-80:])
+
+
 def assert_all_ok(result: FakewapResult, expected: int) -> None:
-    assert (result.transactions, result.replies_ok) == (expected, expected), result.log[-2000:]
+    counts = (result.transactions, result.replies_ok)
+    assert counts == (expected, expected), stuck_threads(result.log) or result.log[-2000:]
     assert result.ok and result.bad_statuses == () and result.timeouts == 0
 
 
