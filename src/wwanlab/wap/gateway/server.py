@@ -268,13 +268,14 @@ class ConnectionOrientedServer:
         handles = [*session.methods, session.connect_handle]
         live = [h for h in handles if h is not None and self.wtp.state(h) is not None]
         target = next((h for h in live if self.wtp.tid_of(h) == pdu.tid), None)
+        foreign = target is None
         if target is None:
             waiting = [h for h in live if self.wtp.state(h) == ResponderState.RESULT_RESP_WAIT]
             if len(waiting) != 1:
                 return data
             target = waiting[0]
         tid = self.wtp.tid_of(target)
-        if tid is None:
+        if tid is None or (foreign and not self._plausible(pdu, target)):
             return data
         fixed: Ack | NegativeAck = replace(pdu, tid=tid)
         if isinstance(fixed, Ack):
@@ -283,6 +284,21 @@ class ConnectionOrientedServer:
             return data
         self.retargeted_acks += 1
         return encode_wtp(fixed)
+
+    def _plausible(self, pdu: Ack | NegativeAck, handle: int) -> bool:
+        """Whether an Ack with another TID can be for ``handle``'s group in flight.
+
+        fakewap threads also send on each other's sockets now and then: an Ack naming a
+        PSN past the group in flight (another thread's final Ack, say) is not this
+        transaction's and would end it early, so it is left to WTP, which drops it.
+        """
+        size = self._result_size.get(handle)
+        psns = [t.psn for t in pdu.tpis if isinstance(t, PsnTpi)]
+        if size is None or not psns or not isinstance(pdu, Ack):
+            return True
+        group, last = self.wtp.config.group_size, max(size - 1, 0) // self.wtp.config.segment_size
+        in_flight_end = min(self._acked_upto.get(handle, -1) + group, last)
+        return psns[0] <= in_flight_end
 
     def _group_end_tpis(self, ack: Ack, handle: int) -> tuple[Tpi, ...]:
         """The Ack's PSN TPI naming the end of the group it acknowledges.
