@@ -96,4 +96,4 @@ def test_reply_with_an_unnamed_content_type_keeps_its_body():
     reply = Reply(status=0x20, content_type=b"\xd9", data=b"abc")  # 0x59 is unassigned
     response = WapResponse.from_reply(reply, 0.5)
     assert (response.status, response.body) == (200, b"abc")
-    assert response.content_type == "x-wsp-content-type/d9"
+    assert response.content_type == "application/x-wsp-content-type; raw=d9"

@@ -26,11 +26,11 @@ from wwanlab.core.address import Address
 from wwanlab.core.errors import WwanlabError
 from wwanlab.core.events import Event
 from wwanlab.wap.wsp.capabilities import Capability, ClientSduSize, ServerSduSize
+from wwanlab.wap.wsp.common import name_content_type
 from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.headers import (
     Header,
-    decode_content_type,
     decode_headers,
     encode_content_type,
     encode_headers,
@@ -89,16 +89,12 @@ class WapResponse:
 
     @classmethod
     def from_reply(cls, reply: Reply, elapsed: float) -> "WapResponse":
-        """The body always; a content type or header block we cannot name stays in hex
-        (Kannel uses content-type codes beyond WSP's table, e.g. 0x5A)."""
+        """The body always; a content type or header block we cannot name stays in hex."""
         try:
             status = wsp_to_http(reply.status)
         except WspCodecError as exc:
             raise WapError(f"malformed reply: {exc}") from None
-        try:
-            content_type = decode_content_type(reply.content_type) if reply.content_type else ""
-        except WspCodecError:
-            content_type = f"x-wsp-content-type/{reply.content_type.hex()}"
+        content_type = name_content_type(reply.content_type) if reply.content_type else ""
         try:
             headers = decode_headers(reply.headers)
         except WspCodecError:

@@ -95,15 +95,21 @@ def reply_pdu(status: int, headers: Headers, body: bytes) -> Reply:
     )
 
 
+def name_content_type(raw: bytes) -> str:
+    """The media type of a Reply's Content-Type field, or, for a code the header codec
+    cannot name (e.g. the unassigned 0x59), ``application/x-wsp-content-type;
+    raw=<hex>`` so the body still reaches the user."""
+    try:
+        return decode_content_type(raw)
+    except WspCodecError:
+        return f"{UNNAMED_CONTENT_TYPE}; raw={raw.hex()}"
+
+
 def reply_fields(pdu: Reply) -> tuple[int, Headers, bytes]:
     """(HTTP status, headers with Content-Type first, body) of a received Reply.
 
-    A content type the header codec cannot name (Kannel's 0x5A, for one) is kept as
-    ``application/x-wsp-content-type; raw=<hex>`` so the body still reaches the user.
+    The content type is named by ``name_content_type``.
     """
     headers = tuple(decode_headers(pdu.headers))
-    try:
-        ctype = decode_content_type(pdu.content_type)
-    except WspCodecError:
-        ctype = f"{UNNAMED_CONTENT_TYPE}; raw={pdu.content_type.hex()}"
+    ctype = name_content_type(pdu.content_type)
     return wsp_to_http(pdu.status), (("Content-Type", ctype), *headers), pdu.data
