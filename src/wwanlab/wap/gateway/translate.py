@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from wwanlab.wap.wbxml.content_types import BINARY_TYPES, compile_content
 from wwanlab.wap.wbxml.errors import WbxmlError
-from wwanlab.wap.wsp.constants import PduType
+from wwanlab.wap.wsp.constants import METHOD_NAMES
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.headers import (
     Header,
@@ -34,16 +34,6 @@ WML = "text/vnd.wap.wml"
 WMLC = BINARY_TYPES[WML]
 OCTET_STREAM = "application/octet-stream"
 
-METHOD_NAMES: dict[int, str] = {
-    PduType.GET: "GET",
-    PduType.OPTIONS: "OPTIONS",
-    PduType.HEAD: "HEAD",
-    PduType.DELETE: "DELETE",
-    PduType.TRACE: "TRACE",
-    PduType.POST: "POST",
-    PduType.PUT: "PUT",
-}
-"""WSP Table 34 method codes -> HTTP method names; extended methods are refused."""
 
 # RFC 9110 7.6.1 hop-by-hop fields, plus the ones the HTTP client computes itself.
 _REQUEST_DROPPED = frozenset(
@@ -133,7 +123,7 @@ def accepts(accept: tuple[str, ...] | list[str], media_type: str) -> bool:
 
 def to_http(method: Get | Post) -> HttpRequest:
     """The HTTP request for a WSP Get or Post; raises ``TranslateError``."""
-    name = METHOD_NAMES.get(method.method)
+    name = METHOD_NAMES.get(method.method)  # WSP Table 34; extended methods are refused
     if name is None:
         raise TranslateError(f"method {method.method:#04x} is not supported", 501)
     url = method.uri
