@@ -210,18 +210,26 @@ def test_connectionless_get_reply_and_garbage():
     assert server.datagrams_to_send(1.0) == [] and server.pending() == 0
 
 
-def lenient_session(lenient: bool) -> tuple[ConnectionOrientedServer, int]:
-    """A session whose Get has a 10 000-octet reply (8 packets, groups of 3) in flight."""
+def lenient_session(
+    lenient: bool, *, body: int = 10_000, tids: tuple[int, int] = (1, 2)
+) -> tuple[ConnectionOrientedServer, int]:
+    """A session whose Get has a reply of ``body`` octets (10 000: 8 packets, groups of 3)
+    in flight; ``tids``: the Connect's and the Get's."""
     server = ConnectionOrientedServer(random.Random(2), lenient_ack_tid=lenient)
-    connect = wtp.Invoke(tid=1, tcl=CLASS_2, user_data=wsp.encode(wsp.Connect()), up_flag=True)
+    connect_tid, get_tid = tids
+    connect = wtp.Invoke(
+        tid=connect_tid, tcl=CLASS_2, user_data=wsp.encode(wsp.Connect()), up_flag=True
+    )
     server.receive_datagram(wtp.encode(connect), CLIENT_ADDR, 0.0)
     get = wsp.encode(wsp.Get(uri="http://example.org/"))
     server.receive_datagram(
-        wtp.encode(wtp.Invoke(tid=2, tcl=CLASS_2, user_data=get, up_flag=True)), CLIENT_ADDR, 0.1
+        wtp.encode(wtp.Invoke(tid=get_tid, tcl=CLASS_2, user_data=get, up_flag=True)),
+        CLIENT_ADDR,
+        0.1,
     )
     [request] = [e for e in iter(server.next_event, None) if isinstance(e, MethodRequest)]
     server.respond(
-        request.request_id, wsp.Reply(status=0x20, content_type=b"\x80", data=bytes(10_000)), 0.2
+        request.request_id, wsp.Reply(status=0x20, content_type=b"\x80", data=bytes(body)), 0.2
     )
     server.datagrams_to_send(0.2)
     return server, request.request_id
@@ -250,3 +258,78 @@ def test_strict_mode_ignores_foreign_tids_and_ends_on_a_plain_ack():
     assert sent_psns(server, 0.3) == [] and server.wtp.state(handle) is not None
     server.receive_datagram(wtp.encode(wtp.Ack(tid=2)), CLIENT_ADDR, 0.4)  # WTP: whole message
     assert server.wtp.state(handle) is None and server.retargeted_acks == 0
+
+
+def replay(
+    server: ConnectionOrientedServer, steps: list[tuple[wtp.Pdu | None, list[int]]]
+) -> None:
+    """Feed fakewap's PDUs (None: timer R fires) and check the PSNs sent after each."""
+    now = 0.3
+    for pdu, expected in steps:
+        if pdu is None:
+            timer = server.get_timer()
+            assert timer is not None
+            now = timer
+            server.handle_timer(now)
+        else:
+            server.receive_datagram(wtp.encode(pdu), CLIENT_ADDR, now)
+        assert sent_psns(server, now) == expected, pdu
+
+
+def ack(tid: int, psn: int) -> wtp.Ack:
+    return wtp.Ack(tid=tid, tpis=(wtp.PsnTpi(psn),))
+
+
+def test_quirk_mode_leaves_an_ack_with_a_smaller_psn_to_wtp():
+    """The PDUs of one thread of a failing fakewap ``-M 1 -c 8`` run on the 40 KB body.
+
+    Connect TID 36, Get TID 38, 30 packets. The thread acknowledged groups with its own
+    and then other threads' TIDs (the shared counter); its Ack of PSN 20 went out
+    naming PSN 8 (another thread had just written 8 into fakewap's shared Ack
+    template). Taken as the Ack of group 6-8, it moved the gateway's record back to
+    PSN 8, fakewap's correct Acks of the resent PSN 20 (TID 80) then looked
+    implausible, and WTP gave up with NORESPONSE.
+    """
+    server, handle = lenient_session(lenient=True, body=40_960, tids=(36, 38))
+    replay(
+        server,
+        [
+            (ack(38, 2), [3, 4, 5]),
+            (ack(39, 5), [6, 7, 8]),
+            (ack(40, 8), [9, 10, 11]),
+            (ack(42, 11), [12, 13, 14]),
+            (ack(46, 14), [15, 16, 17]),
+            (ack(48, 17), [18, 19, 20]),
+            (ack(48, 8), []),  # meant PSN 20: stale, left to WTP, which drops it
+            (None, [20]),  # timer R: the group's last packet again
+            (ack(80, 20), [21, 22, 23]),
+        ],
+    )
+    assert server.wtp.state(handle) is not None and server.retargeted_acks == 6
+
+
+def test_quirk_mode_reads_an_own_ack_with_a_larger_psn_as_the_group_in_flight():
+    """The PDUs of one thread of a fakewap ``-M 1 -c 8 -l 10`` run on the 40 KB body.
+
+    Connect TID 23, Get TID 28. The thread's Ack of PSN 8 went out naming PSN 23 with
+    its own TID; WTP moves one group on for it, and the record must follow WTP (to
+    8, not 23), or the later Ack of PSN 17 with a foreign TID would look stale.
+    """
+    server, handle = lenient_session(lenient=True, body=40_960, tids=(23, 28))
+    replay(
+        server,
+        [
+            (ack(28, 2), [3, 4, 5]),
+            (wtp.NegativeAck(tid=28, missing=(4,)), [4]),
+            (ack(28, 5), [6, 7, 8]),
+            (wtp.NegativeAck(tid=28, missing=(7,)), [7]),
+            (ack(28, 23), [9, 10, 11]),  # meant PSN 8
+            (ack(28, 11), [12, 13, 14]),
+            (ack(28, 14), [15, 16, 17]),
+            (wtp.NegativeAck(tid=28, missing=(15,)), [15]),
+            (None, [17]),
+            (wtp.NegativeAck(tid=34, missing=(15,)), [15]),
+            (ack(34, 17), [18, 19, 20]),
+        ],
+    )
+    assert server.wtp.state(handle) is not None

@@ -251,7 +251,8 @@ class ConnectionOrientedServer:
         one transaction sending a result, when there is exactly one; and an Ack whose
         PSN is not the last packet of its group is taken as the Ack of that group (a
         receiver only ever acknowledges whole groups, WTP 7.14), as is a plain Ack while
-        groups remain (``_group_end_tpis``). Anything else is left as it came.
+        groups remain (``_group_end_tpis``). Anything else, an Ack of a group already
+        acknowledged included, is left as it came.
         """
         session = self.sessions.get(addr)
         if session is None:
@@ -279,47 +280,67 @@ class ConnectionOrientedServer:
             return data
         fixed: Ack | NegativeAck = replace(pdu, tid=tid)
         if isinstance(fixed, Ack):
-            fixed = replace(fixed, tpis=self._group_end_tpis(fixed, target))
+            tpis = self._group_end_tpis(fixed, target)
+            if tpis is None:
+                return data
+            fixed = replace(fixed, tpis=tpis)
         if fixed == pdu:
             return data
         self.retargeted_acks += 1
         return encode_wtp(fixed)
 
-    def _plausible(self, pdu: Ack | NegativeAck, handle: int) -> bool:
-        """Whether an Ack with another TID can be for ``handle``'s group in flight.
+    def _in_flight(self, handle: int) -> tuple[int, int] | None:
+        """(last PSN of the group in flight, last PSN of the message) of ``handle``'s result.
 
-        fakewap threads also send on each other's sockets now and then: an Ack naming a
-        PSN past the group in flight (another thread's final Ack, say) is not this
-        transaction's and would end it early, so it is left to WTP, which drops it.
-        """
-        size = self._result_size.get(handle)
-        psns = [t.psn for t in pdu.tpis if isinstance(t, PsnTpi)]
-        if size is None or not psns or not isinstance(pdu, Ack):
-            return True
-        group, last = self.wtp.config.group_size, max(size - 1, 0) // self.wtp.config.segment_size
-        in_flight_end = min(self._acked_upto.get(handle, -1) + group, last)
-        return psns[0] <= in_flight_end
-
-    def _group_end_tpis(self, ack: Ack, handle: int) -> tuple[Tpi, ...]:
-        """The Ack's PSN TPI naming the end of the group it acknowledges.
-
-        fakewap acknowledges the group of a resent PSN 0 with a plain Ack (no PSN TPI),
-        which a responder reads as the Ack of the whole message; for a message with
-        groups still to come, a plain Ack is taken as the Ack of the group after the
-        last one acknowledged.
+        Mirrors the responder's SAR (``wtp.sar.OutgoingMessage``): groups of
+        ``group_size`` aligned to PSN 0, and one group further per group Ack it takes.
         """
         size = self._result_size.get(handle)
         if size is None:
-            return ack.tpis
+            return None
         group, last = self.wtp.config.group_size, max(size - 1, 0) // self.wtp.config.segment_size
+        return min(self._acked_upto.get(handle, -1) + group, last), last
+
+    def _plausible(self, pdu: Ack | NegativeAck, handle: int) -> bool:
+        """Whether an Ack with another TID can be for ``handle``'s group in flight.
+
+        An Ack naming a PSN past the group in flight (fakewap's shared Ack template,
+        see ``_group_end_tpis``, or another thread's final Ack) would move the result
+        on early or end it, so it is left to WTP, which drops it; the group's last
+        packet is resent at timer R and fakewap acknowledges it again.
+        """
+        span = self._in_flight(handle)
+        psns = [t.psn for t in pdu.tpis if isinstance(t, PsnTpi)]
+        if span is None or not psns or not isinstance(pdu, Ack):
+            return True
+        return psns[0] <= span[0]
+
+    def _group_end_tpis(self, ack: Ack, handle: int) -> tuple[Tpi, ...] | None:
+        """The Ack's PSN TPI naming the end of the group in flight; None if stale.
+
+        fakewap acknowledges the group of a resent PSN 0 with a plain Ack (no PSN TPI),
+        which a responder reads as the Ack of the whole message; for a message with
+        groups still to come, a plain Ack, or one naming any PSN of the group in flight
+        or past it, is taken as the Ack of the group in flight (a responder moves one
+        group on per group Ack, WTP 7.14). An Ack naming a PSN of a group already
+        acknowledged is stale and is left as it came, not recorded: fakewap ``-c N``
+        threads write the PSN into one Ack template they all share and send it
+        afterwards, so now and then a thread's Ack carries another thread's PSN
+        (docs/gateway.md); recording a smaller one moved the record back and made every
+        later Ack of the group in flight look implausible.
+        """
+        span = self._in_flight(handle)
+        if span is None:
+            return ack.tpis
+        in_flight_end, last = span
         psns = [t.psn for t in ack.tpis if isinstance(t, PsnTpi)]
-        psn = psns[0] if psns else self._acked_upto.get(handle, -1) + 1
-        end = min(psn - psn % group + group - 1, last)
-        if end >= last and not psns:
+        if psns and psns[0] <= self._acked_upto.get(handle, -1):
+            return None
+        if in_flight_end >= last and not psns:
             return ack.tpis  # a plain Ack of the last group: the final Ack
-        self._acked_upto[handle] = end
+        self._acked_upto[handle] = in_flight_end
         others = tuple(t for t in ack.tpis if not isinstance(t, PsnTpi))
-        return (PsnTpi(end), *others)
+        return (PsnTpi(in_flight_end), *others)
 
     def handle_timer(self, now: float) -> None:
         self.wtp.handle_timer(now)
