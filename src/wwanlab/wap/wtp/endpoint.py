@@ -15,6 +15,7 @@ nothing otherwise; Acks, Negative Acks and Aborts for no transaction are dropped
 a TID verification question, which is refused with Abort(INVALIDTID) (WTP 7.9).
 """
 
+import heapq
 import random
 from collections import Counter, deque
 
@@ -55,6 +56,11 @@ class WtpEndpoint:
         self._events: deque[WtpEvent] = deque()
         self._verifying: Initiator | None = None  # a TIDnew invoke not yet answered
         self._held: deque[Initiator] = deque()  # invokes waiting for it
+        # (deadline, handle) per timer start, earliest first. An entry is stale once its
+        # transaction is gone or its timer stopped or restarted (deadline differs); stale
+        # entries are dropped when they reach the top, so get_timer is O(1) amortized
+        # and handle_timer pops only what is due, not a scan of every transaction.
+        self._timers: list[tuple[float, int]] = []
 
     # --- the Io a transaction writes to ---------------------------------------------------
     def send(self, pdu: Pdu, peer: Address) -> None:
@@ -62,6 +68,14 @@ class WtpEndpoint:
 
     def emit(self, event: WtpEvent) -> None:
         self._events.append(event)
+
+    def timer_started(self, handle: int, deadline: float) -> None:
+        heapq.heappush(self._timers, (deadline, handle))
+        if len(self._timers) > 2 * len(self._by_handle) + 64:  # mostly stale: rebuild
+            self._timers = [
+                (t.deadline, h) for h, t in self._by_handle.items() if t.deadline is not None
+            ]
+            heapq.heapify(self._timers)
 
     # --- commands (WTP 5.3 primitives) -----------------------------------------------------
     def invoke(
@@ -135,16 +149,29 @@ class WtpEndpoint:
             self._receive_pdu(pdu, addr, now)
 
     def handle_timer(self, now: float) -> None:
-        due = [t for t in self._by_handle.values() if t.deadline is not None and t.deadline <= now]
-        for txn in due:
+        """Fire every timer due at ``now``, in handle order (the order the transactions
+        were opened), whatever their deadlines; a timer that a firing starts waits for
+        the next call even when it is already due."""
+        due: dict[int, Initiator | Responder] = {}
+        while self._timers and self._timers[0][0] <= now:
+            deadline, handle = heapq.heappop(self._timers)
+            txn = self._live_timer(deadline, handle)
+            if txn is not None:
+                due[handle] = txn
+        for handle in sorted(due):
+            txn = due[handle]
             if txn.deadline is not None and txn.deadline <= now and txn.timer_input:
                 which = txn.timer_input
                 txn.stop_timer()
                 self._run(txn, Stimulus(which), now)
 
     def get_timer(self) -> float | None:
-        deadlines = [t.deadline for t in self._by_handle.values() if t.deadline is not None]
-        return min(deadlines) if deadlines else None
+        while self._timers:
+            deadline, handle = self._timers[0]
+            if self._live_timer(deadline, handle) is not None:
+                return deadline
+            heapq.heappop(self._timers)
+        return None
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
         out, self._out = self._out, []
@@ -158,6 +185,11 @@ class WtpEndpoint:
         handle = self._next_handle
         self._next_handle += 1
         return handle
+
+    def _live_timer(self, deadline: float, handle: int) -> Initiator | Responder | None:
+        """The transaction a heap entry stands for, or None when the entry is stale."""
+        txn = self._by_handle.get(handle)
+        return txn if txn is not None and txn.deadline == deadline else None
 
     def _add(self, txn: Initiator | Responder, key: Key) -> None:
         self._by_handle[txn.handle] = txn

@@ -73,6 +73,11 @@ class Io(Protocol):
 
     def emit(self, event: WtpEvent) -> None: ...
 
+    def timer_started(self, handle: int, deadline: float) -> None:
+        """Transaction ``handle`` set its timer to expire at ``deadline`` (a stop, or a
+        later start, makes the endpoint drop the entry lazily: see WtpEndpoint)."""
+        ...
+
     @property
     def fired(self) -> Counter[str]:
         """How often each table row ran (by row name): coverage and diagnostics."""
@@ -178,6 +183,7 @@ class Transaction(Generic[S]):
         }[which]
         self.deadline = self.now + interval
         self.timer_input = which
+        self.io.timer_started(self.handle, self.deadline)
 
     def stop_timer(self) -> None:
         self.deadline = None
