@@ -302,6 +302,23 @@ def test_40kb_result_one_ack_per_group():
     assert ResultConfirm(1) in w.events("server")
 
 
+def test_an_ack_naming_the_last_psn_too_early_does_not_end_the_result():
+    """Only the last group's Ack is final: an Ack naming PSN 29 while PSNs 0-2 are in
+    flight (as a misnumbering peer sends) is ignored, and the transfer completes."""
+    body = bytes(range(256)) * 160  # 30 packets
+    w = World(server_app=lambda ep, e, now: _result_to_invoke(ep, e, now, body))
+    h = w.invoke(b"GET /big")
+    w.run(until=0.15)  # the Invoke has arrived; the first group is on its way
+    assert w.kinds("server")[:3] == ["Result", "SegmentedResult", "SegmentedResult"]
+    tid = w.c.tid_of(h)
+    assert tid is not None
+    w.to_server(Ack(tid=tid, tpis=(PsnTpi(29),)))
+    w.run()
+    assert ResultIndication(h, body) in w.events("client")
+    assert ResultConfirm(1) in w.events("server")
+    assert len([p for _, p, _ in w.sent("client") if isinstance(p, Ack)]) == 10
+
+
 def test_dropped_psns_3_and_5_one_nak_two_retransmissions():
     body = bytes(random.Random(5).randbytes(8 * 1400))
     drops = {3, 5}

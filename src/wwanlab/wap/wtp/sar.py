@@ -43,12 +43,15 @@ class OutgoingMessage:
         return (psn + 1) % self.group_size == 0, False
 
     def is_final_ack(self, psn: int | None) -> bool:
-        """An Ack without PSN TPI (Kannel's) or naming the last packet ends the message."""
-        return psn is None or psn >= self.last
+        """An Ack without PSN TPI (Kannel's), or naming the last packet once the last
+        group is in flight, ends the message. A receiver cannot have the last packet
+        before it was sent: such an Ack is misnumbered and goes to ``advance``."""
+        return psn is None or (psn == self.last and self.group_end == self.last)
 
     def advance(self, acked_psn: int) -> bool:
-        """Move past the group ``acked_psn`` ends; False for a stale (older) group ack."""
-        if acked_psn < self.group_end:
+        """Move past the group in flight when ``acked_psn`` names its last packet;
+        False for a stale (older) or impossible (not yet sent) group ack."""
+        if acked_psn != self.group_end:
             return False
         self.group_start = self.group_end + 1
         return True
