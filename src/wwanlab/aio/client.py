@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import TracebackType
+from typing import TypeVar
 
 from wwanlab.core.address import Address
 from wwanlab.core.errors import WwanlabError
@@ -102,6 +103,20 @@ class WapResponse:
         return cls(status, content_type, headers, reply.data, elapsed)
 
 
+_P = TypeVar("_P")
+
+
+def _expect(raw: bytes, kind: type[_P], what: str, answer: str) -> _P:
+    """The WSP PDU that answered ``what``, which must be a ``kind``."""
+    try:
+        pdu = decode(raw)
+    except WspCodecError as exc:
+        raise WapError(f"malformed {answer}: {exc}") from None
+    if not isinstance(pdu, kind):
+        raise WapError(f"{what} answered with {type(pdu).__name__}")
+    return pdu
+
+
 def merge_headers(defaults: Iterable[Header], extra: Iterable[Header]) -> list[Header]:
     """``defaults`` without the fields ``extra`` names, then ``extra``."""
     extra = list(extra)
@@ -161,12 +176,7 @@ class WapClient:
         )
         data = encode(Connect(capabilities=caps, headers=encode_headers(list(self.headers))))
         raw = await self._transaction(data, timeout)
-        try:
-            reply = decode(raw)
-        except WspCodecError as exc:
-            raise WapError(f"malformed Connect answer: {exc}") from None
-        if not isinstance(reply, ConnectReply):
-            raise WapError(f"Connect answered with {type(reply).__name__}")
+        reply = _expect(raw, ConnectReply, "Connect", "Connect answer")
         self.session_id = reply.session_id
         self.capabilities = reply.capabilities
         return reply
@@ -199,13 +209,7 @@ class WapClient:
             raise WapError("no session: connect first")
         pdu = _method(url, data, content_type, merge_headers(self.headers, headers))
         started = time.perf_counter()
-        raw = await self._transaction(encode(pdu), timeout)
-        try:
-            reply = decode(raw)
-        except WspCodecError as exc:
-            raise WapError(f"malformed reply: {exc}") from None
-        if not isinstance(reply, Reply):
-            raise WapError(f"method answered with {type(reply).__name__}")
+        reply = _expect(await self._transaction(encode(pdu), timeout), Reply, "method", "reply")
         return WapResponse.from_reply(reply, time.perf_counter() - started)
 
     async def disconnect(self) -> None:
