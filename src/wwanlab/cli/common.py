@@ -2,9 +2,23 @@
 
 import json
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
 
 from wwanlab.core.errors import UsageError
+
+# Options several commands share, declared once.
+JobsOption = Annotated[
+    int | None, typer.Option("--jobs", help="Worker processes (default: one per CPU).")
+]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
+]
+DbOption = Annotated[Path, typer.Option("--db", help="Results database (DuckDB).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def print_json(obj: Any) -> None:

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from wwanlab.cli.common import print_json
+from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption, print_json
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.registry import load_reproductions, reproduce, select
 from wwanlab.experiments.store import DEFAULT_DB
@@ -27,14 +27,10 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--quick", help="Smaller runs, for a first look.")
         ] = False,
         out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("results/report"),
-        jobs: Annotated[
-            int | None, typer.Option(help="Worker processes (default: one per CPU).")
-        ] = None,
-        scheduler: Annotated[
-            str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-        ] = None,
-        db: Annotated[Path, typer.Option(help="Results database (DuckDB).")] = DEFAULT_DB,
-        json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+        jobs: JobsOption = None,
+        scheduler: SchedulerOption = None,
+        db: DbOption = DEFAULT_DB,
+        json: JsonOption = False,
     ) -> None:
         """Rerun a paper's experiments and say, per claim, whether it holds."""
         if list_:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from wwanlab.cli.common import print_json
+from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption, print_json
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import load_scenario
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
@@ -24,14 +24,10 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option(help="Folder for the CSV and HTML page.")] = Path(
             "results"
         ),
-        jobs: Annotated[
-            int | None, typer.Option(help="Worker processes (default: one per CPU).")
-        ] = None,
-        scheduler: Annotated[
-            str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-        ] = None,
-        db: Annotated[Path, typer.Option(help="Results database (DuckDB).")] = DEFAULT_DB,
-        json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+        jobs: JobsOption = None,
+        scheduler: SchedulerOption = None,
+        db: DbOption = DEFAULT_DB,
+        json: JsonOption = False,
     ) -> None:
         """Run a scenario's sweep and repetitions; rows go to DuckDB, CSV and HTML."""
         scenario = load_scenario(scenario_file)
