@@ -191,9 +191,12 @@ def test_forty_kilobytes_with_ten_percent_loss_ours_and_kannels(origin, gateway,
     that as the Ack of the whole message (Kannel too), and fakewap panics 10 s later
     ("Failed to receive entire message"), ending its run. Our gateway's quirk mode
     reads that Ack as the group's. Kannel also needs 7 s to resend a lost group end.
-    Asserted: whatever fakewap wrote is byte-exact for both; the counts are printed
-    (ours completed 5/5 in four runs and 4/5 in one, cause not isolated; the strict
-    all-complete assertion is ``test_connection_oriented_with_ten_percent_loss``).
+    Asserted: whatever fakewap wrote through our gateway is byte-exact. Kannel's side is
+    comparison data, printed only: when fakewap gives up mid-transfer against Kannel it
+    can leave a partial file (seen in one CI run: Kannel 3/5, output cut short). The
+    counts are printed (ours completed 5/5 in four runs and 4/5 in one, cause not
+    isolated; the strict all-complete assertion is
+    ``test_connection_oriented_with_ten_percent_loss``).
     """
     ours_out, kannel_out = tmp_path / "ours", tmp_path / "kannel"
     opts = options(
@@ -212,5 +215,5 @@ def test_forty_kilobytes_with_ten_percent_loss_ours_and_kannels(origin, gateway,
         theirs = lossy_40k(origin, kopts, kannel_out)
     n = LOSSY_RUNS
     counts = f"ours {ours[0].replies_ok}/{n}, Kannel {theirs[0].replies_ok}/{n}"
-    print(f"40 KB, fakewap -l 10 -m {n}: {counts}")
-    assert ours[1] and theirs[1], counts
+    print(f"40 KB, fakewap -l 10 -m {n}: {counts}; Kannel's output intact: {theirs[1]}")
+    assert ours[1], counts
