@@ -95,6 +95,12 @@ def reply_pdu(status: int, headers: Headers, body: bytes) -> Reply:
     )
 
 
+def text_reply(status: int, message: str) -> Reply:
+    """A short text/plain Reply a server or gateway makes up itself (refusals, errors)."""
+    body = (message.rstrip() + "\n").encode("utf-8", "replace")
+    return reply_pdu(status, (("Content-Type", "text/plain"),), body)
+
+
 def name_content_type(raw: bytes) -> str:
     """The media type of a Reply's Content-Type field, or, for a code the header codec
     cannot name (e.g. the unassigned 0x59), ``application/x-wsp-content-type;

@@ -139,6 +139,25 @@ class MethodInvoke(WspEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class RequestRefused(WspEvent):
+    """A Connect or method turned away: a WTP user abort (connection-oriented) or an
+    error Reply (connectionless) carried ``reason``, a WSP abort reason (Table 35)."""
+
+    peer: Address
+    reason: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class DatagramDropped(WspEvent):
+    """Connectionless only: a datagram that was not a request this server can read
+    (WSP 6.4 gives a server no way to answer it)."""
+
+    peer: Address
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReplyConfirmed(WspEvent):
     """S-MethodResult.cnf: the client acknowledged the reply to ``handle``."""
 
