@@ -70,6 +70,7 @@ from wwanlab.wap.wsp.events import (
     MethodResult,
     Negotiated,
     ReplyConfirmed,
+    RequestRefused,
     Resumed,
     SessionConnected,
     SessionDisconnected,
@@ -101,9 +102,13 @@ from wwanlab.wap.wtp.events import (
     ResultIndication,
     WtpEvent,
 )
+from wwanlab.wap.wtp.pdu import Ack
+from wwanlab.wap.wtp.pdu import encode as encode_wtp
+from wwanlab.wap.wtp.responder import ResponderState
 from wwanlab.wap.wtp.timers import WtpConfig
 
 MAX_MESSAGE = 256 * 1400  # octets: the largest message WTP SAR carries at 1400 per packet
+MAX_SESSION_ID = 0xFFFFFFFF  # a session id is a uintvar of at most 32 bits (WSP 8.1.2)
 OK = 200
 
 
@@ -129,6 +134,14 @@ class WspServerConfig:
     method_mor: int = 4
     push_mor: int = 1
     headers: Headers = ()
+    max_sessions: int = 20_000  # a Connect beyond this is refused with CONGESTION
+    idle_timeout: float | None = None  # s; a session with no method open is then dropped
+
+    def __post_init__(self) -> None:
+        if self.max_sessions < 1 or self.method_mor < 1:
+            raise ValueError("max_sessions and method_mor must be at least 1")
+        if self.idle_timeout is not None and self.idle_timeout <= 0:
+            raise ValueError("idle_timeout must be positive")
 
 
 def _min_size(a: int, b: int) -> int:
@@ -514,16 +527,27 @@ class ServerSession:
     session_id: int
     peer: Address
     capabilities: Negotiated
+    last_active: float
     state: ServerState = ServerState.CONNECTING
     methods: set[int] = field(default_factory=set)  # WTP handles of open methods
+    connect_handle: int | None = None  # the ConnectReply's transaction until it ends
 
 
 class WspServer(_OverWtp):
     """The server side of connection-oriented WSP: any number of sessions.
 
-    Each Get or Post becomes ``MethodInvoke``; answer it with ``reply(handle, ...)``
-    whenever the answer is ready (a gateway fetches it first). Sessions are found by
-    client address, and by session id for Resume, which may come from a new address.
+    Each Get or Post becomes ``MethodInvoke``; answer it with ``reply(handle, ...)`` or
+    ``respond(handle, Reply)`` whenever the answer is ready (a gateway fetches it first).
+    Sessions are found by client address, and by session id for Resume, which may come
+    from a new address.
+
+    Refusals are WTP user aborts carrying WSP Table 35 reasons, each also reported as
+    ``RequestRefused``: a PDU that does not decode, or one a server does not take,
+    PROTOERR; a method with no session, DISCONNECT; with a suspended one, SUSPEND; over
+    the session's MethodMOR, MOREXCEEDED; a Connect beyond ``max_sessions``,
+    CONGESTION. With ``idle_timeout`` set, a session with no method open and no traffic
+    for that long is dropped (``SessionDisconnected``), and its peer's entry in the WTP
+    TID cache with it, so a table of sessions that come and go stays bounded.
     """
 
     def __init__(
@@ -538,26 +562,46 @@ class WspServer(_OverWtp):
         self._by_peer: dict[Address, int] = {}
         self._next_session = 1
         self._method_session: dict[int, int] = {}  # WTP handle -> session id
+        self._answered: set[int] = set()  # methods whose Reply is under way
         self._connect_handles: dict[int, int] = {}  # WTP handle of a ConnectReply -> session
+        self._sweep_at: float | None = None
 
     # --- commands -------------------------------------------------------------------
     def reply(self, handle: int, status: int, headers: Headers, body: bytes, now: float) -> bool:
-        """S-MethodResult.req: the Reply to MethodInvoke ``handle``.
+        """S-MethodResult.req with a Reply built from HTTP-style fields (``respond``)."""
+        return self.respond(handle, reply_pdu(status, headers, body), now)
 
-        False when the method ended meanwhile (``MethodAborted`` told so): a gateway
-        answering late is not an error.
+    def respond(self, handle: int, reply: Reply, now: float) -> bool:
+        """S-MethodResult.req: ``reply`` answers MethodInvoke ``handle``.
+
+        False when the method ended meanwhile (``MethodAborted`` told so) or was
+        answered already: a gateway answering late is not an error. A Reply larger than
+        the client's SDU size aborts the method with MRUEXCEEDED (WSP 8.3.2.1).
         """
         sid = self._method_session.get(handle)
-        if sid is None:
+        if sid is None or handle in self._answered:
             return False
-        data = encode(reply_pdu(status, headers, body))
-        limit = self.sessions[sid].capabilities.client_sdu_size
+        session = self.sessions[sid]
+        session.last_active = now
+        data = encode(reply)
+        limit = session.capabilities.client_sdu_size
         if limit and len(data) > limit:
             self._close_method(handle, AbortReason.MRUEXCEEDED, now, tell=True)
         else:
+            self._answered.add(handle)
             self.wtp.result(handle, data, now)
         self._pump(now)
         return True
+
+    def session_of(self, peer: Address) -> ServerSession | None:
+        """The session ``peer`` holds, if any."""
+        sid = self._by_peer.get(peer)
+        return self.sessions.get(sid) if sid is not None else None
+
+    def close(self, now: float) -> None:
+        """Disconnect every session (server shutdown): their methods are aborted."""
+        for sid in list(self.sessions):
+            self.disconnect(sid, now)
 
     def abort(self, handle: int, now: float, reason: int = AbortReason.PEERREQ) -> None:
         """S-MethodAbort.req."""
@@ -574,11 +618,18 @@ class WspServer(_OverWtp):
 
     # --- internals ----------------------------------------------------------------------
     def _close_method(self, handle: int, reason: int, now: float, tell: bool) -> None:
-        sid = self._method_session.pop(handle)
-        self.sessions[sid].methods.discard(handle)
+        self._forget_method(handle)
         self.wtp.abort(handle, reason, now)
         if tell:
             self._events.append(MethodAborted(handle, reason))
+
+    def _refuse(
+        self, event: InvokeIndication, reason: AbortReason, detail: str, now: float
+    ) -> None:
+        """TR-Abort.req for an invoke the server will not serve (class 0 has no answer)."""
+        if event.tcl != TransactionClass.CLASS_0 and self.wtp.state(event.handle) is not None:
+            self.wtp.abort(event.handle, reason, now)
+        self._events.append(RequestRefused(event.peer, reason, detail))
 
     def _drop(self, s: ServerSession, reason: AbortReason, now: float, tell: bool) -> None:
         for handle in list(s.methods):
@@ -587,8 +638,32 @@ class WspServer(_OverWtp):
         self.sessions.pop(s.session_id, None)
         if self._by_peer.get(s.peer) == s.session_id:
             del self._by_peer[s.peer]
+            # The TID cache keeps one entry per initiator ever seen; a client coming
+            # back is then accepted as new, as an unknown initiator is (WTP 7.8.2.3).
+            self.wtp.tid_cache.last.pop(s.peer, None)
         if tell:
             self._events.append(SessionDisconnected(s.session_id, reason))
+
+    # --- the idle sweep -----------------------------------------------------------------
+    def handle_timer(self, now: float) -> None:
+        super().handle_timer(now)
+        if self._sweep_at is not None and now >= self._sweep_at:
+            self._sweep(now)
+
+    def get_timer(self) -> float | None:
+        wtp = self.wtp.get_timer()
+        if self._sweep_at is None:
+            return wtp
+        return self._sweep_at if wtp is None else min(wtp, self._sweep_at)
+
+    def _sweep(self, now: float) -> None:
+        idle = self.config.idle_timeout
+        assert idle is not None
+        for s in list(self.sessions.values()):
+            if not s.methods and now - s.last_active >= idle:
+                self._drop(s, AbortReason.DISCONNECT, now, tell=True)
+        self._sweep_at = now + idle / 4 if self.sessions else None
+        self._pump(now)
 
     def _on_wtp(self, event: WtpEvent, now: float) -> None:
         if isinstance(event, InvokeIndication):
@@ -596,6 +671,8 @@ class WspServer(_OverWtp):
         elif event.handle in self._connect_handles:
             sid = self._connect_handles.pop(event.handle)
             s = self.sessions.get(sid)
+            if s is not None:
+                s.connect_handle = None
             if s is not None and isinstance(event, ResultConfirm):
                 run_table(s, SERVER_ROWS, "TR-Result.cnf")
             elif (
@@ -616,6 +693,7 @@ class WspServer(_OverWtp):
 
     def _forget_method(self, handle: int) -> None:
         sid = self._method_session.pop(handle)
+        self._answered.discard(handle)
         if sid in self.sessions:
             self.sessions[sid].methods.discard(handle)
 
@@ -623,41 +701,53 @@ class WspServer(_OverWtp):
         try:
             pdu = decode(event.data)
         except WspCodecError as error:
-            if event.tcl == TransactionClass.CLASS_2:
-                self.wtp.abort(event.handle, error.reason, now)
+            self._refuse(event, error.reason, f"bad WSP PDU: {error}", now)
             return
+        own = self.session_of(event.peer)
+        if own is not None:
+            own.last_active = now
         reliable = event.tcl == TransactionClass.CLASS_2
         match pdu:
             case Connect() if reliable:
                 self._connect(event, pdu, now)
             case Get() | Post() if reliable:
-                self._method(event, pdu, now)
+                self._method(event, pdu, own, now)
             case Resume() if reliable:
                 self._resume(event, pdu, now)
-            case Disconnect() if pdu.session_id in self.sessions:
-                self._drop(self.sessions[pdu.session_id], AbortReason.DISCONNECT, now, tell=True)
-            case Suspend() if pdu.session_id in self.sessions:
-                s = self.sessions[pdu.session_id]
-                if s.capabilities.protocol_options & OPTION_SESSION_RESUME:
-                    run_table(s, SERVER_ROWS, "Suspend")
-                    for handle in list(s.methods):
+            case Disconnect() if own is not None and pdu.session_id == own.session_id:
+                self._drop(own, AbortReason.DISCONNECT, now, tell=True)
+            case Suspend() if own is not None and pdu.session_id == own.session_id:
+                if own.capabilities.protocol_options & OPTION_SESSION_RESUME:
+                    run_table(own, SERVER_ROWS, "Suspend")
+                    for handle in list(own.methods):
                         self._close_method(handle, AbortReason.SUSPEND, now, tell=True)
-                    self._events.append(SessionSuspended(s.session_id, AbortReason.SUSPEND))
+                    self._events.append(SessionSuspended(own.session_id, AbortReason.SUSPEND))
                 else:  # no resume negotiated: a suspended session cannot come back
-                    self._drop(s, AbortReason.SUSPEND, now, tell=True)
-            case _ if reliable:
-                self.wtp.abort(event.handle, AbortReason.PROTOERR, now)
+                    self._drop(own, AbortReason.SUSPEND, now, tell=True)
+            case _:
+                what = f"{type(pdu).__name__} in a class {int(event.tcl)} transaction"
+                self._refuse(event, AbortReason.PROTOERR, f"{what} is not served", now)
 
     def _connect(self, event: InvokeIndication, pdu: Connect, now: float) -> None:
-        old = self._by_peer.get(event.peer)
+        try:
+            headers = tuple(decode_headers(pdu.headers))
+        except WspCodecError as error:
+            self._refuse(event, error.reason, f"bad Connect headers: {error}", now)
+            return
+        old = self.session_of(event.peer)
         if old is not None:  # a new Connect from the same address replaces the session
-            self._drop(self.sessions[old], AbortReason.DISCONNECT, now, tell=True)
+            self._drop(old, AbortReason.DISCONNECT, now, tell=True)
+        elif len(self.sessions) >= self.config.max_sessions:
+            self._refuse(event, AbortReason.CONGESTION, "session table full", now)
+            return
         sid = self._next_session
-        self._next_session += 1
+        self._next_session = sid % MAX_SESSION_ID + 1
         negotiated = negotiate(pdu.capabilities, self.config)
-        s = ServerSession(sid, event.peer, negotiated)
+        s = ServerSession(sid, event.peer, negotiated, now, connect_handle=event.handle)
         self.sessions[sid] = s
         self._by_peer[event.peer] = sid
+        if self._sweep_at is None and self.config.idle_timeout is not None:
+            self._sweep_at = now + self.config.idle_timeout
         reply = ConnectReply(
             session_id=sid,
             capabilities=as_capabilities(negotiated),
@@ -666,24 +756,28 @@ class WspServer(_OverWtp):
         self.wtp.result(event.handle, encode(reply), now)
         self._connect_handles[event.handle] = sid
         self._events.append(
-            SessionConnected(
-                sid, event.peer, tuple(decode_headers(pdu.headers)), pdu.capabilities, negotiated
-            )
+            SessionConnected(sid, event.peer, headers, pdu.capabilities, negotiated)
         )
 
-    def _method(self, event: InvokeIndication, pdu: Get | Post, now: float) -> None:
-        sid = self._by_peer.get(event.peer)
-        s = self.sessions.get(sid) if sid is not None else None
-        if s is None or s.state == ServerState.SUSPENDED:
-            reason = AbortReason.SUSPEND if s is not None else AbortReason.DISCONNECT
-            self.wtp.abort(event.handle, reason, now)
+    def _method(
+        self, event: InvokeIndication, pdu: Get | Post, s: ServerSession | None, now: float
+    ) -> None:
+        if s is None:
+            self._refuse(event, AbortReason.DISCONNECT, "method outside a session", now)
+            return
+        if s.state == ServerState.SUSPENDED:
+            self._refuse(event, AbortReason.SUSPEND, "method in a suspended session", now)
             return
         if s.state == ServerState.CONNECTING:
-            run_table(s, SERVER_ROWS, "TR-Result.cnf")  # the client has our ConnectReply
+            self._connect_acknowledged(s, now)
         if len(s.methods) >= s.capabilities.method_mor:
-            self.wtp.abort(event.handle, AbortReason.MOREXCEEDED, now)
+            self._refuse(event, AbortReason.MOREXCEEDED, "more methods than the MethodMOR", now)
             return
-        method, headers, body = request_fields(pdu)
+        try:
+            method, headers, body = request_fields(pdu)
+        except WspCodecError as error:
+            self._refuse(event, error.reason, f"bad method headers: {error}", now)
+            return
         self.wtp.invoke_ack(event.handle, now)  # S-MethodInvoke.res at once
         s.methods.add(event.handle)
         self._method_session[event.handle] = s.session_id
@@ -691,16 +785,33 @@ class WspServer(_OverWtp):
             MethodInvoke(event.handle, s.session_id, event.peer, method, pdu.uri, headers, body)
         )
 
+    def _connect_acknowledged(self, s: ServerSession, now: float) -> None:
+        """A method proves the client holds the ConnectReply: the session is up.
+
+        A client may not invoke a method before S-Connect.cnf (WSP 7.1.3), so its
+        first method stands for the Ack of the ConnectReply even when that Ack was
+        lost (or, with Kannel's fakewap ``-c N``, sent with another thread's TID). The
+        Ack is handed to WTP as the client's own, so the Connect transaction ends by
+        its normal row instead of sending the ConnectReply again into the method.
+        """
+        run_table(s, SERVER_ROWS, "TR-Result.cnf")
+        handle, s.connect_handle = s.connect_handle, None
+        if handle is not None and self.wtp.state(handle) == ResponderState.RESULT_RESP_WAIT:
+            tid = self.wtp.tid_of(handle)
+            assert tid is not None
+            self.wtp.receive_datagram(encode_wtp(Ack(tid=tid)), s.peer, now)
+
     def _resume(self, event: InvokeIndication, pdu: Resume, now: float) -> None:
         s = self.sessions.get(pdu.session_id)
         if s is None or not s.capabilities.protocol_options & OPTION_SESSION_RESUME:
-            self.wtp.abort(event.handle, AbortReason.DISCONNECT, now)
+            self._refuse(event, AbortReason.DISCONNECT, "no session to resume", now)
             return
         for handle in list(s.methods):  # resuming a connected session suspends it first
             self._close_method(handle, AbortReason.RESUME, now, tell=True)
         if self._by_peer.get(s.peer) == s.session_id:
             del self._by_peer[s.peer]
         s.peer = event.peer
+        s.last_active = now
         self._by_peer[event.peer] = s.session_id
         run_table(s, SERVER_ROWS, "Resume")
         self.wtp.result(event.handle, encode(reply_pdu(OK, (), b"")), now)
