@@ -2,7 +2,7 @@
 
 fakewap's quirks (docs/kannel.md) shape the cases: ``-c N`` threads share one TID
 counter, so in connection-oriented mode they acknowledge with each other's TIDs -- the
-gateway runs with ``lenient_ack_tid`` (``--fakewap-quirks``) for those runs; in
+gateway runs with ``fakewap_quirks`` (``--fakewap-quirks``) for those runs; in
 connectionless mode the shared counter makes threads ignore their own replies, so eight
 concurrent connectionless clients are eight fakewap processes. ``-l`` drops received
 datagrams and fakewap never retransmits a Get, so loss is recovered by the gateway's WTP
@@ -71,7 +71,7 @@ def gateway() -> Iterator[Gateway]:
         port_co=0,
         policy=OriginPolicy.from_strings(["127.0.0.0/8"]),
         wtp=WtpConfig(retry_interval=RETRY),
-        lenient_ack_tid=True,
+        fakewap_quirks=True,
     )
     with gateway_in_thread(config) as gw:
         yield gw

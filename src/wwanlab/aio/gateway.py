@@ -1,10 +1,12 @@
 """The WAP gateway on asyncio: two UDP drivers, an HTTP client, a fair fetch scheduler.
 
-``Gateway`` binds ``ConnectionlessServer`` (port 9200) and ``ConnectionOrientedServer``
-(port 9201) to UDP sockets with ``UdpDriver``. Each ``MethodRequest`` they report is
-translated to HTTP (``wap.gateway.translate``), queued per client host in a
-``FairQueue`` and fetched with aiohttp when one of ``max_fetches`` slots is free; the
-response goes back through ``respond`` and the driver's ``pump``.
+``Gateway`` binds the WSP servers of ``wwanlab.wap.wsp`` to UDP sockets with
+``UdpDriver``: ``ConnectionlessServer`` on port 9200 and ``WspServer`` (sessions over
+WTP) on port 9201, the latter with the gateway's ``GatewayLimits`` and, on request,
+wrapped in ``FakewapTolerance``. Each ``MethodInvoke`` they report is translated to
+HTTP (``wap.gateway.translate``), queued per client host in a ``FairQueue`` and fetched
+with aiohttp when one of ``max_fetches`` slots is free; the response goes back through
+``respond`` and the driver's ``pump``.
 
 Origins are checked against the ``OriginPolicy`` twice: an IP literal in the URL before
 anything is sent, and every address a host name resolves to inside the resolver
@@ -35,31 +37,27 @@ from aiohttp.resolver import DefaultResolver
 from yarl import URL
 
 from wwanlab.core.address import Address
+from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
 from wwanlab.wap.gateway.fair import FairQueue
+from wwanlab.wap.gateway.limits import GatewayLimits
 from wwanlab.wap.gateway.policy import OriginPolicy
-from wwanlab.wap.gateway.server import (
-    ConnectionlessServer,
-    ConnectionOrientedServer,
-    DatagramDropped,
-    GatewayLimits,
-    MethodCancelled,
-    MethodCompleted,
-    MethodFailed,
-    MethodRefused,
-    MethodRequest,
-    SessionClosed,
-    SessionOpened,
-)
-from wwanlab.wap.gateway.translate import (
-    HttpRequest,
-    TranslateError,
-    error_reply,
-    to_http,
-    to_reply,
-)
+from wwanlab.wap.gateway.quirks import FakewapTolerance
+from wwanlab.wap.gateway.translate import HttpRequest, TranslateError, to_http, to_reply
+from wwanlab.wap.wsp.common import text_reply
+from wwanlab.wap.wsp.connectionless import ConnectionlessServer
 from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
+from wwanlab.wap.wsp.events import (
+    DatagramDropped,
+    MethodAborted,
+    MethodInvoke,
+    ReplyConfirmed,
+    RequestRefused,
+    SessionConnected,
+    SessionDisconnected,
+)
 from wwanlab.wap.wsp.pdu import Reply
+from wwanlab.wap.wsp.session import WspServer
 from wwanlab.wap.wsp.status import wsp_to_http
 from wwanlab.wap.wtp.timers import WtpConfig
 
@@ -118,15 +116,16 @@ class GatewayConfig:
     per_client_queue: int = 256  # requests one client host may have waiting
     fetch_timeout: float = FETCH_TIMEOUT
     seed: int | None = None  # WTP TID generator; None: from the OS
-    lenient_ack_tid: bool = False  # tolerate fakewap -c N's foreign Ack TIDs
+    fakewap_quirks: bool = False  # read fakewap's Acks as it means them (wap.gateway.quirks)
 
 
 @dataclass
 class _Job:
     server: str  # "co" or "cl"
-    request_id: int
+    handle: int  # the MethodInvoke's
     client: Address
     request: HttpRequest
+    session: int | None  # None for connectionless
     task: asyncio.Task[None] | None = None
 
 
@@ -136,10 +135,9 @@ class Gateway:
     def __init__(self, config: GatewayConfig) -> None:
         self.config = config
         rng = random.Random(config.seed)
-        self.co = ConnectionOrientedServer(
-            rng, config.limits, config.wtp, lenient_ack_tid=config.lenient_ack_tid
-        )
-        self.cl = ConnectionlessServer(config.limits)
+        self.co = WspServer(rng, config.limits.wsp_server_config(), config.wtp)
+        self.cl = ConnectionlessServer(config.limits.max_connectionless_pending)
+        self.quirks = FakewapTolerance(self.co) if config.fakewap_quirks else None
         self.stats: Counter[str] = Counter()
         self._queue: FairQueue[str, _Job] = FairQueue(config.per_client_queue)
         self._jobs: dict[tuple[str, int], _Job] = {}
@@ -164,8 +162,9 @@ class Gateway:
             auto_decompress=True,
         )
         try:
+            co: Endpoint = gateway.quirks or gateway.co
             gateway._drivers["co"] = await UdpDriver.bind(
-                gateway.co, gateway._on_co_event, (config.host, config.port_co)
+                co, gateway._on_co_event, (config.host, config.port_co)
             )
             gateway._drivers["cl"] = await UdpDriver.bind(
                 gateway.cl, gateway._on_cl_event, (config.host, config.port_cl)
@@ -214,55 +213,49 @@ class Gateway:
         self._on_event("cl", event)
 
     def _on_event(self, server: str, event: Event) -> None:
-        if isinstance(event, MethodRequest):
+        if isinstance(event, MethodInvoke):
             self._admit(server, event)
-        elif isinstance(event, MethodCompleted):
+        elif isinstance(event, ReplyConfirmed):
             self.stats["completed"] += 1
-        elif isinstance(event, (MethodCancelled, MethodFailed)):
-            self.stats["cancelled" if isinstance(event, MethodCancelled) else "failed"] += 1
-            self._cancel(server, event.request_id)
+        elif isinstance(event, MethodAborted):
+            self.stats["aborted"] += 1
+            self._cancel(server, event.request)
             if log.isEnabledFor(logging.DEBUG):
-                log.debug(logfmt(type(event).__name__, id=event.request_id, reason=event.reason))
+                log.debug(logfmt("aborted", id=event.request, reason=f"{event.reason:#04x}"))
         elif isinstance(event, DatagramDropped):
             self.stats["dropped"] += 1
             self._log_drop(event)
-        elif isinstance(event, MethodRefused):
+        elif isinstance(event, RequestRefused):
             self.stats["refused"] += 1
             log.info(
                 logfmt(
                     "refused",
-                    client=_fmt(event.client),
-                    reason=event.reason.name,
+                    client=_fmt(event.peer),
+                    reason=f"{event.reason:#04x}",
                     detail=event.detail,
                 )
             )
-        elif isinstance(event, SessionOpened):
+        elif isinstance(event, SessionConnected):
             self.stats["sessions"] += 1
             if log.isEnabledFor(logging.DEBUG):
-                log.debug(logfmt("session_opened", client=_fmt(event.client), id=event.session_id))
-        elif isinstance(event, SessionClosed) and log.isEnabledFor(logging.DEBUG):
-            log.debug(
-                logfmt(
-                    "session_closed",
-                    client=_fmt(event.client),
-                    id=event.session_id,
-                    reason=event.reason,
-                )
-            )
+                log.debug(logfmt("session_opened", client=_fmt(event.peer), id=event.session))
+        elif isinstance(event, SessionDisconnected) and log.isEnabledFor(logging.DEBUG):
+            log.debug(logfmt("session_closed", id=event.session, reason=f"{event.reason:#04x}"))
 
-    def _admit(self, server: str, event: MethodRequest) -> None:
+    def _admit(self, server: str, event: MethodInvoke) -> None:
         self.stats["requests"] += 1
         try:
-            request = to_http(event.method)
+            request = to_http(event)
         except TranslateError as exc:
-            self._respond(server, event.request_id, error_reply(exc.status, str(exc)))
+            self._respond(server, event.handle, event.session, text_reply(exc.status, str(exc)))
             return
-        job = _Job(server, event.request_id, event.client, request)
-        if not self._queue.push(event.client[0], job):
+        job = _Job(server, event.handle, event.peer, request, event.session)
+        if not self._queue.push(event.peer[0], job):
             self.stats["busy"] += 1
-            self._respond(server, event.request_id, error_reply(503, "client queue full"))
+            reply = text_reply(503, "client queue full")
+            self._respond(server, event.handle, event.session, reply)
             return
-        self._jobs[(server, event.request_id)] = job
+        self._jobs[(server, event.handle)] = job
         self._idle.clear()
         self._dispatch()
 
@@ -272,8 +265,8 @@ class Gateway:
             self._running += 1
             job.task = asyncio.create_task(self._serve(job))
 
-    def _cancel(self, server: str, request_id: int) -> None:
-        job = self._jobs.pop((server, request_id), None)
+    def _cancel(self, server: str, handle: int) -> None:
+        job = self._jobs.pop((server, handle), None)
         if job is None:
             return
         if job.task is None:
@@ -290,11 +283,11 @@ class Gateway:
         finally:
             self._running -= 1
             self._dispatch()
-        if self._jobs.pop((job.server, job.request_id), None) is None:
+        if self._jobs.pop((job.server, job.handle), None) is None:
             return  # cancelled meanwhile
         if not self._jobs:
             self._idle.set()
-        self._respond(job.server, job.request_id, reply)
+        self._respond(job.server, job.handle, job.session, reply)
         if log.isEnabledFor(logging.DEBUG):
             log.debug(
                 logfmt(
@@ -308,12 +301,21 @@ class Gateway:
                 )
             )
 
-    def _respond(self, server: str, request_id: int, reply: Reply) -> None:
+    def _respond(self, server: str, handle: int, session: int | None, reply: Reply) -> None:
         driver = self._drivers.get(server)
         if driver is None:
             return
-        endpoint = self.co if server == "co" else self.cl
-        endpoint.respond(request_id, reply, driver.now())
+        if server == "cl":
+            if self.cl.respond(handle, reply, driver.now()):
+                self.stats["completed"] += 1
+        else:
+            held = self.co.sessions.get(session) if session is not None else None
+            limit = held.capabilities.client_sdu_size if held is not None else 0
+            if limit and _size_bound(reply) > limit:  # else WSP would abort (MRUEXCEEDED)
+                reply = text_reply(
+                    502, f"reply of about {_size_bound(reply)} octets exceeds {limit}"
+                )
+            self.co.respond(handle, reply, driver.now())
         driver.pump()
 
     async def _fetch(self, request: HttpRequest) -> Reply:
@@ -323,11 +325,11 @@ class Gateway:
             url = URL(request.url, encoded=True)
             host = url.host
             if not host:
-                return error_reply(400, "URI has no host")
+                return text_reply(400, "URI has no host")
             literal = _ip_literal(host)
             if literal is not None and not self.config.policy.permits(literal):
                 self.stats["forbidden"] += 1
-                return error_reply(403, f"origin {host} is not allowed")
+                return text_reply(403, f"origin {host} is not allowed")
             async with self._http.request(
                 request.method,
                 url,
@@ -337,18 +339,18 @@ class Gateway:
             ) as response:
                 body = await self._read_bounded(response)
                 if body is None:
-                    return error_reply(502, "origin reply too large")
+                    return text_reply(502, "origin reply too large")
                 headers = list(response.headers.items())
                 return to_reply(response.status, headers, body, request.accept)
         except aiohttp.ClientConnectorError as exc:
             if isinstance(exc.os_error, OriginRefused):
                 self.stats["forbidden"] += 1
-                return error_reply(403, str(exc.os_error))
-            return error_reply(502, f"cannot connect to origin: {exc.os_error}")
+                return text_reply(403, str(exc.os_error))
+            return text_reply(502, f"cannot connect to origin: {exc.os_error}")
         except TimeoutError:
-            return error_reply(504, "origin timed out")
+            return text_reply(504, "origin timed out")
         except (aiohttp.ClientError, ValueError) as exc:
-            return error_reply(502, f"origin error: {type(exc).__name__}")
+            return text_reply(502, f"origin error: {type(exc).__name__}")
 
     async def _read_bounded(self, response: aiohttp.ClientResponse) -> bytes | None:
         limit = self.config.limits.max_message_size
@@ -371,7 +373,7 @@ class Gateway:
             self._drop_window, self._drop_logged, self._drop_suppressed = now, 0, 0
         if self._drop_logged < DROP_LOG_PER_SECOND:
             self._drop_logged += 1
-            log.warning(logfmt("dropped", client=_fmt(event.client), detail=event.detail))
+            log.warning(logfmt("dropped", client=_fmt(event.peer), detail=event.detail))
         else:
             self._drop_suppressed += 1
 
@@ -381,10 +383,24 @@ class Gateway:
             **self.stats,
             "sessions_open": len(self.co.sessions),
             "wtp_transactions": self.co.wtp.pending(),
+            **(
+                {
+                    "retargeted_acks": self.quirks.retargeted_acks,
+                    "dropped_nacks": self.quirks.dropped_nacks,
+                }
+                if self.quirks
+                else {}
+            ),
             "cl_pending": self.cl.pending(),
             "jobs": len(self._jobs),
             "queued": len(self._queue),
         }
+
+
+def _size_bound(reply: Reply) -> int:
+    """At least the octets ``reply`` encodes to: PDU type, status, a uintvar of at most
+    5 octets (WSP 8.1.2), content type, headers and data (WSP 8.2.3.3)."""
+    return 7 + len(reply.content_type) + len(reply.headers) + len(reply.data)
 
 
 def _ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

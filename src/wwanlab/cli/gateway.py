@@ -11,8 +11,8 @@ import typer
 
 from wwanlab.aio.gateway import GatewayConfig, serve
 from wwanlab.core.errors import UsageError
+from wwanlab.wap.gateway.limits import GatewayLimits
 from wwanlab.wap.gateway.policy import OriginPolicy
-from wwanlab.wap.gateway.server import GatewayLimits
 from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
 from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, WtpConfig
 
@@ -107,6 +107,6 @@ def register(app: typer.Typer) -> None:
             limits=limits,
             wtp=wtp,
             max_fetches=max_fetches,
-            lenient_ack_tid=fakewap_quirks,
+            fakewap_quirks=fakewap_quirks,
         )
         run_gateway(config)

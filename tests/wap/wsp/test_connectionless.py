@@ -3,6 +3,7 @@
 import random
 
 from wwanlab.core.pair import CLIENT_ADDR, SERVER_ADDR, Pair
+from wwanlab.wap.wsp.common import text_reply
 from wwanlab.wap.wsp.connectionless import (
     CONNECTIONLESS_TIMEOUT,
     ConnectionlessClient,
@@ -16,7 +17,7 @@ from wwanlab.wap.wsp.events import (
     RequestRefused,
     RequestTimedOut,
 )
-from wwanlab.wap.wsp.headers import encode_content_type
+from wwanlab.wap.wsp.headers import decode_content_type, encode_content_type
 from wwanlab.wap.wsp.pdu import Get, Post, Reply, decode_connectionless, encode_connectionless
 
 XML = (("Content-Type", "application/xml"),)
@@ -175,3 +176,10 @@ def test_server_replaces_a_reply_too_large_for_one_datagram():
     tid, reply = decode_connectionless(data)
     assert tid == 9 and isinstance(reply, Reply) and reply.status == 0x60  # 500
     assert reply.data == b"reply of 205 octets exceeds 100\n"
+
+
+def test_text_reply_is_a_plain_text_reply_with_the_wsp_status():
+    reply = text_reply(403, "origin 10.0.0.1 is not allowed")
+    assert reply.status == 0x43
+    assert reply.data == b"origin 10.0.0.1 is not allowed\n"
+    assert decode_content_type(reply.content_type) == "text/plain" and reply.headers == b""

@@ -1,9 +1,10 @@
 """WSP method <-> HTTP/1.1 exchange: what a WAP gateway changes on the way through.
 
-Request side: a WSP Get or Post becomes an HTTP request to the absolute URI it names,
-with its WSP-encoded headers decoded to HTTP (``wsp.headers``), hop-by-hop fields
-removed (RFC 9110 7.6.1) and, when the phone accepts WMLC, ``text/vnd.wap.wml`` added to
-Accept so the origin sends the deck the gateway will compile (Kannel does the same).
+Request side: a WSP method as the WSP server reports it (``MethodInvoke``: method
+name, URI, headers decoded to HTTP, body) becomes an HTTP request to the absolute URI
+it names, hop-by-hop fields removed (RFC 9110 7.6.1) and, when the phone accepts
+WMLC, ``text/vnd.wap.wml`` added to Accept so the origin sends the deck the gateway
+will compile (Kannel does the same).
 
 Response side: the HTTP status becomes the WSP status octet (WSP Table 36), the header
 list is encoded back (a field the compact encoding cannot carry travels as an
@@ -20,14 +21,9 @@ from wwanlab.wap.wbxml.content_types import BINARY_TYPES, compile_content
 from wwanlab.wap.wbxml.errors import WbxmlError
 from wwanlab.wap.wsp.constants import METHOD_NAMES
 from wwanlab.wap.wsp.encoding import WspCodecError
-from wwanlab.wap.wsp.headers import (
-    Header,
-    decode_content_type,
-    decode_headers,
-    encode_content_type,
-    encode_headers,
-)
-from wwanlab.wap.wsp.pdu import Get, Post, Reply
+from wwanlab.wap.wsp.events import MethodInvoke
+from wwanlab.wap.wsp.headers import Header, encode_content_type, encode_headers
+from wwanlab.wap.wsp.pdu import Reply
 from wwanlab.wap.wsp.status import http_to_wsp
 
 WML = "text/vnd.wap.wml"
@@ -47,7 +43,6 @@ _REQUEST_DROPPED = frozenset(
         "upgrade",
         "host",
         "content-length",
-        "content-type",  # a Post carries it in its own ContentType field
         "expect",
     }
 )
@@ -121,12 +116,11 @@ def accepts(accept: tuple[str, ...] | list[str], media_type: str) -> bool:
     return best is not None and best[1] > 0
 
 
-def to_http(method: Get | Post) -> HttpRequest:
-    """The HTTP request for a WSP Get or Post; raises ``TranslateError``."""
-    name = METHOD_NAMES.get(method.method)  # WSP Table 34; extended methods are refused
-    if name is None:
-        raise TranslateError(f"method {method.method:#04x} is not supported", 501)
-    url = method.uri
+def to_http(invoke: MethodInvoke) -> HttpRequest:
+    """The HTTP request for a WSP method; raises ``TranslateError``."""
+    if invoke.method not in _METHODS:  # WSP Table 34; extended methods are refused
+        raise TranslateError(f"method {invoke.method} is not supported", 501)
+    url = invoke.uri
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme != "http":
         raise TranslateError(f"only absolute http:// URIs are fetched, got {url[:80]!r}")
@@ -134,20 +128,14 @@ def to_http(method: Get | Post) -> HttpRequest:
         url.encode("ascii")
     except UnicodeEncodeError:
         raise TranslateError("URI has octets outside ASCII") from None
-    try:
-        wsp_headers = decode_headers(method.headers)
-        content_type = decode_content_type(method.content_type) if isinstance(method, Post) else ""
-    except WspCodecError as exc:
-        raise TranslateError(f"bad WSP headers: {exc}") from None
-    headers = [(k, v) for k, v in wsp_headers if k.lower() not in _REQUEST_DROPPED]
+    headers = [(k, v) for k, v in invoke.headers if k.lower() not in _REQUEST_DROPPED]
     accept = [v for k, v in headers if k.lower() == "accept"]
     if accept and accepts(accept, WMLC) and not any(WML in v for v in accept):
         headers.append(("Accept", WML))
-    body = b""
-    if isinstance(method, Post):
-        headers.append(("Content-Type", content_type or OCTET_STREAM))
-        body = method.data
-    return HttpRequest(name, url, tuple(headers), body)
+    return HttpRequest(invoke.method, url, tuple(headers), invoke.body)
+
+
+_METHODS = frozenset(METHOD_NAMES.values())
 
 
 def to_reply(
@@ -166,17 +154,6 @@ def to_reply(
         status=http_to_wsp(status if 100 <= status <= 599 else 502),
         content_type=_content_type(content_type),
         headers=_encode_leniently(kept),
-        data=body,
-    )
-
-
-def error_reply(status: int, message: str) -> Reply:
-    """A short text/plain Reply the gateway makes up itself (refusals, origin errors)."""
-    body = (message.rstrip() + "\n").encode("utf-8", "replace")
-    return Reply(
-        status=http_to_wsp(status),
-        content_type=_content_type("text/plain"),
-        headers=_encode_leniently([("Content-Length", str(len(body)))]),
         data=body,
     )
 

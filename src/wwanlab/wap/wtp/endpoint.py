@@ -35,6 +35,7 @@ from wwanlab.wap.wtp.pdu import (
     encode,
 )
 from wwanlab.wap.wtp.responder import Responder, ResponderState
+from wwanlab.wap.wtp.sar import OutgoingMessage
 from wwanlab.wap.wtp.tid import TidCache, TidGenerator
 from wwanlab.wap.wtp.timers import WtpConfig
 
@@ -129,6 +130,11 @@ class WtpEndpoint:
     def tid_of(self, handle: int) -> int | None:
         txn = self._by_handle.get(handle)
         return txn.tid if txn else None
+
+    def result_message(self, handle: int) -> OutgoingMessage | None:
+        """The Result a responder is sending (its segments and the group in flight)."""
+        txn = self._by_handle.get(handle)
+        return txn.result if isinstance(txn, Responder) else None
 
     def handles(self) -> list[int]:
         """The handles of all transactions still holding state."""
