@@ -311,10 +311,9 @@ class Gateway:
         else:
             held = self.co.sessions.get(session) if session is not None else None
             limit = held.capabilities.client_sdu_size if held is not None else 0
-            if limit and _size_bound(reply) > limit:  # else WSP would abort (MRUEXCEEDED)
-                reply = text_reply(
-                    502, f"reply of about {_size_bound(reply)} octets exceeds {limit}"
-                )
+            size = _size_bound(reply)
+            if limit and size > limit:  # else WSP would abort the method (MRUEXCEEDED)
+                reply = text_reply(502, f"reply of about {size} octets exceeds {limit}")
             self.co.respond(handle, reply, driver.now())
         driver.pump()
 
