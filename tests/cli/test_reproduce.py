@@ -4,15 +4,15 @@ from pathlib import Path
 
 import pytest
 from tests.experiments.invoke import wwanlab
-from tests.experiments.test_registry import TOY
+from tests.experiments.test_reproduction import TOY
 
-from wwanlab.experiments import registry
+from wwanlab.experiments import reproduction as registry
 
 
 @pytest.fixture(autouse=True)
 def empty_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests see only the reproductions they register, not the papers' ones."""
-    monkeypatch.setattr(registry, "REPRODUCTION_MODULES", [])
+    monkeypatch.setattr(registry, "REPRODUCTION_PACKAGES", [])
     monkeypatch.setattr(registry, "REPRODUCTIONS", {})
 
 

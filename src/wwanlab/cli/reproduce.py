@@ -10,7 +10,7 @@ from rich.table import Table
 
 from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption, print_json
 from wwanlab.core.errors import UsageError
-from wwanlab.experiments.registry import load_reproductions, reproduce, select
+from wwanlab.experiments.reproduction import load_reproductions, reproduce, select
 from wwanlab.experiments.store import DEFAULT_DB
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import json
+import pkgutil
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,8 +36,11 @@ RunOne = Callable[[dict[str, Any], int], list[Row]]
 KINDS: dict[str, RunOne] = {}
 """Registered experiment kinds by name."""
 
-KIND_MODULES: list[str] = ["wwanlab.experiments.probe", "wwanlab.experiments.wap_vs_tcp"]
+KIND_MODULES: list[str] = ["wwanlab.experiments.probe"]
 """Modules that register kinds on import; a scenario file may name any of their kinds."""
+
+KIND_PACKAGES: list[str] = ["wwanlab.reproductions"]
+"""Packages whose every module may register kinds (each paper's experiments)."""
 
 PARAM_SECTIONS = ("link", "stack", "workload", "params")
 """Tables of a scenario file that hold parameters (``params`` for anything else)."""
@@ -61,10 +65,19 @@ def experiment_kind(name: str) -> Callable[[RunOne], RunOne]:
     return register
 
 
+def package_modules(packages: Sequence[str]) -> list[str]:
+    """The names of the modules and sub-packages directly inside ``packages``."""
+    names: list[str] = []
+    for name in packages:
+        package = importlib.import_module(name)
+        names.extend(f"{name}.{m.name}" for m in pkgutil.iter_modules(package.__path__))
+    return sorted(names)
+
+
 def get_kind(name: str) -> RunOne:
     """The kind ``name``, importing the modules that register the built-in kinds."""
     if name not in KINDS:
-        for module in KIND_MODULES:
+        for module in [*KIND_MODULES, *package_modules(KIND_PACKAGES)]:
             importlib.import_module(module)
     try:
         return KINDS[name]

@@ -31,7 +31,8 @@ _INT64 = range(-(2**63), 2**63)
 _UINT64 = range(2**64)
 
 
-def _quote(name: str) -> str:
+def quote_identifier(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -112,8 +113,8 @@ class ResultStore:
             raise ValueError(f"experiment {experiment!r} produced no rows")
         values = [[row.get(c) for row in rows] for c in columns]
         types = [_column_type(c, v) for c, v in zip(columns, values, strict=True)]
-        spec = ", ".join(f"{_quote(c)} {t}" for c, t in zip(columns, types, strict=True))
-        self._db.execute(f"CREATE OR REPLACE TABLE {_quote(table)} ({spec})")
+        spec = ", ".join(f"{quote_identifier(c)} {t}" for c, t in zip(columns, types, strict=True))
+        self._db.execute(f"CREATE OR REPLACE TABLE {quote_identifier(table)} ({spec})")
         # DuckDB's executemany costs milliseconds a row; a bulk COPY from a temporary
         # CSV loads tens of thousands of rows in a fraction of a second.
         with tempfile.TemporaryDirectory() as tmp:
@@ -123,10 +124,14 @@ class ResultStore:
                     f.write(",".join(_csv_field(row.get(c)) for c in columns))
                     f.write("\n")
             self._db.execute(
-                f"COPY {_quote(table)} FROM '{staging}' (FORMAT csv, HEADER false, "
+                f"COPY {quote_identifier(table)} FROM '{staging}' (FORMAT csv, HEADER false, "
                 f"DELIMITER ',', QUOTE '\"', ESCAPE '\"', NULLSTR '{_NULL}', AUTO_DETECT false)"
             )
         return table
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        """The records of one SQL query on this database."""
+        return self._db.execute(sql).fetchall()
 
     def tables(self) -> list[str]:
         return [r[0] for r in self._db.execute("SHOW TABLES").fetchall()]
@@ -136,7 +141,7 @@ class ResultStore:
         table = table_name(experiment)
         if table not in self.tables():
             raise UsageError(f"no results table {table!r} in {str(self.path)!r}")
-        cursor = self._db.execute(f"SELECT * FROM {_quote(table)} ORDER BY rowid")
+        cursor = self._db.execute(f"SELECT * FROM {quote_identifier(table)} ORDER BY rowid")
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 

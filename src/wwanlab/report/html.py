@@ -32,7 +32,7 @@ figcaption, caption { color: #555; font-size: 0.9rem; }
 
 
 class ClaimLike(Protocol):
-    """A paper's claim checked on our data (``wwanlab.experiments.registry.Claim``)."""
+    """A paper's claim checked on our data (``wwanlab.experiments.reproduction.Claim``)."""
 
     @property
     def claim(self) -> str: ...

@@ -8,7 +8,6 @@ what the paper leaves open. The experiment kind ``wap-vs-tcp`` runs one transfer
 (``wwanlab.experiments.transfers``) per run.
 """
 
-import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wwanlab.experiments.registry import (
+from wwanlab.experiments.reproduction import (
     Claim,
     Context,
     Reproduction,
@@ -24,6 +23,7 @@ from wwanlab.experiments.registry import (
     register,
 )
 from wwanlab.experiments.scenario import Row, Scenario, experiment_kind
+from wwanlab.experiments.summary import Summary, relative_gain, summarize
 from wwanlab.experiments.transfers import (
     PPP_OVERHEAD,
     WTP_SEGMENT_SIZE,
@@ -187,93 +187,48 @@ def scenario(quick: bool) -> Scenario:
 # --- statistics ----------------------------------------------------------------------------
 
 
-def t_quantile(df: int, p: float = 0.975) -> float:
-    """Student t quantile by the Cornish-Fisher expansion (error < 1e-3 for df >= 4)."""
-    if df < 1:
-        return math.nan
-    z = statistics.NormalDist().inv_cdf(p)
-    n = float(df)
-    return (
-        z
-        + (z**3 + z) / (4 * n)
-        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * n**2)
-        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * n**3)
-        + (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / (92160 * n**4)
+COUNTERS = ("timeouts", "retransmissions", "naks")
+"""Per-run counters averaged per point (over every run, completed or not)."""
+
+Curves = dict[tuple[str, float], dict[int, Summary]]
+"""Per (protocol, loss): per file size, the goodput summary of its runs."""
+
+
+def summarize_curves(rows: Sequence[Row]) -> Curves:
+    """Per (protocol, loss) and size: the mean goodput of the completed runs, 95% CI."""
+    groups = summarize(
+        rows,
+        by=("stack.protocol", "link.overrides.loss", "workload.size"),
+        value="goodput_bps",
+        complete="complete",
+        means=COUNTERS,
     )
-
-
-@dataclass(frozen=True)
-class Point:
-    """Mean goodput of one curve at one file size, with its 95% interval."""
-
-    protocol: str
-    loss: float
-    size: int
-    n: int
-    mean: float
-    half_width: float
-    failed: int
-    timeouts: float
-    retransmissions: float
-    naks: float
-
-    @property
-    def se(self) -> float:
-        return self.half_width / t_quantile(self.n - 1) if self.n > 1 else math.nan
-
-
-Curves = dict[tuple[str, float], dict[int, Point]]
-
-
-def summarize(rows: Sequence[Row]) -> Curves:
-    """Per (protocol, loss) and size: the mean goodput and its 95% interval."""
-    groups: dict[tuple[str, float, int], list[Row]] = defaultdict(list)
-    for row in rows:
-        key = (row["stack.protocol"], float(row["link.overrides.loss"]), row["workload.size"])
-        groups[key].append(row)
     curves: Curves = defaultdict(dict)
-    for (protocol, loss, size), group in sorted(groups.items()):
-        done = [r for r in group if r["complete"]]
-        values = [float(r["goodput_bps"]) for r in done]
-        n = len(values)
-        mean = statistics.fmean(values) if values else math.nan
-        half = t_quantile(n - 1) * statistics.stdev(values) / math.sqrt(n) if n > 1 else math.nan
-        curves[(protocol, loss)][size] = Point(
-            protocol,
-            loss,
-            size,
-            n,
-            mean,
-            half,
-            len(group) - n,
-            statistics.fmean(r["timeouts"] for r in group),
-            statistics.fmean(r["retransmissions"] for r in group),
-            statistics.fmean(r["naks"] for r in group),
-        )
+    for key, point in groups.items():
+        protocol, loss, size = key
+        assert isinstance(loss, float) and isinstance(size, int)
+        curves[(str(protocol), loss)][size] = point
     return dict(curves)
 
 
 @dataclass(frozen=True)
-class Gain:
+class SizeGain:
     size: int
     percent: float
     half_width: float
 
 
-def gains(curves: Curves, loss: float) -> list[Gain]:
+def gains(curves: Curves, loss: float) -> list[SizeGain]:
     """WAP's goodput over HTTP/TCP SACK's, in %, per size, with a delta-method interval."""
     wap, tcp = curves[("wap", loss)], curves[("http-sack", loss)]
     out = []
     for size in sorted(wap):
-        a, b = wap[size], tcp[size]
-        ratio = a.mean / b.mean
-        rel = math.hypot(a.se / a.mean, b.se / b.mean)
-        df = min(a.n, b.n) - 1
-        out.append(Gain(size, 100 * (ratio - 1), 100 * ratio * rel * t_quantile(df)))
+        gain = relative_gain(wap[size], tcp[size])
+        out.append(SizeGain(size, gain.percent, gain.half_width))
     return out
 
 
-def knee(curve: dict[int, Point]) -> int:
+def knee(curve: dict[int, Summary]) -> int:
     """The smallest size from which no point is significantly below 90% of the plateau
     (its whole 95% interval under it)."""
     sizes = sorted(curve)
@@ -332,7 +287,7 @@ def claims(curves: Curves, eff: dict[str, list[float]], sizes: Sequence[int]) ->
     )
     lossless = gains(curves, 0.0)
     ahead = sum(g.percent > 0 for g in lossless)
-    spurious = statistics.fmean(p.timeouts for p in curves[("http-sack", 0.0)].values())
+    spurious = statistics.fmean(p.means["timeouts"] for p in curves[("http-sack", 0.0)].values())
     out.append(
         Claim(
             claim="For the error-less comparison WAP achieves higher goodput than the "
@@ -390,7 +345,7 @@ def findings(curves: Curves) -> list[str]:
     """What the counters say about the curves' shapes, in numbers from this run."""
 
     def mean(protocol: str, loss: float, attr: str) -> float:
-        return statistics.fmean(getattr(p, attr) for p in curves[(protocol, loss)].values())
+        return statistics.fmean(p.means[attr] for p in curves[(protocol, loss)].values())
 
     return [
         f"Without loss HTTP/TCP SACK times out {mean('http-sack', 0.0, 'timeouts'):.1f} times "
@@ -481,7 +436,7 @@ def figure6(sizes: Sequence[int], eff: dict[str, list[float]], path: Path) -> Pa
 def body(ctx: Context) -> ReproductionResult:
     sc = scenario(ctx.quick)
     rows = ctx.execute(sc)
-    curves = summarize(rows)
+    curves = summarize_curves(rows)
     sizes = QUICK_SIZES if ctx.quick else SIZES
     eff = efficiency(sizes)
     found = claims(curves, eff, sizes)
@@ -489,19 +444,17 @@ def body(ctx: Context) -> ReproductionResult:
     fig6 = figure6(sizes, eff, ctx.figure_path("efficiency.png"))
     table = [
         {
-            "protocol": LABELS[p.protocol],
-            "drop": p.loss,
-            "size": p.size,
+            "protocol": LABELS[protocol],
+            "drop": loss,
+            "size": size,
             "n": p.n,
             "failed": p.failed,
             "goodput_bps": round(p.mean, 1),
             "ci95_bps": round(p.half_width, 1),
-            "timeouts": round(p.timeouts, 2),
-            "retransmissions": round(p.retransmissions, 2),
-            "naks": round(p.naks, 2),
+            **{c: round(p.means[c], 2) for c in COUNTERS},
         }
-        for (_, _), curve in sorted(curves.items())
-        for p in (curve[s] for s in sorted(curve))
+        for (protocol, loss), curve in sorted(curves.items())
+        for size, p in sorted(curve.items())
     ]
     eff_rows = [
         {

@@ -7,29 +7,25 @@ import duckdb
 import pytest
 from tests.experiments.invoke import wwanlab
 
-from wwanlab.experiments import wap_vs_tcp
-from wwanlab.experiments.registry import load_reproductions
-from wwanlab.experiments.wap_vs_tcp import (
+from wwanlab.experiments.reproduction import load_reproductions
+from wwanlab.experiments.summary import Summary, t_quantile
+from wwanlab.reproductions import wap_vs_tcp
+from wwanlab.reproductions.wap_vs_tcp import (
     LOSSES,
     PROTOCOLS,
     SIZES,
     Curves,
-    Point,
     gains,
     knee,
     run_one,
     scenario,
-    t_quantile,
+    summarize_curves,
 )
 
 
-@pytest.mark.parametrize(("df", "exact"), [(4, 2.7764), (9, 2.2622), (19, 2.0930), (29, 2.0452)])
-def test_t_quantile_matches_tables(df: int, exact: float) -> None:
-    assert t_quantile(df) == pytest.approx(exact, abs=2e-3)
-
-
-def point(protocol: str, loss: float, size: int, mean: float, half: float = 0.0) -> Point:
-    return Point(protocol, loss, size, 20, mean, half, 0, 0.0, 0.0, 0.0)
+def point(protocol: str, loss: float, size: int, mean: float, half: float = 0.0) -> Summary:
+    """A point of 20 runs whose 95% interval is ``mean`` ± ``half``."""
+    return Summary((protocol, loss, size), 20, mean, half * 20**0.5 / t_quantile(19))
 
 
 def test_knee_is_the_first_size_never_significantly_below_90_percent() -> None:
@@ -50,6 +46,26 @@ def test_gain_and_its_interval() -> None:
     assert gain.percent == pytest.approx(100.0)
     # ratio 2, relative standard errors 2/6000 and 1/3000: 2 * hypot(...) * t * 100
     assert gain.half_width == pytest.approx(200 * (2**0.5 / 3000) * t_quantile(19))
+
+
+def test_curves_from_rows_count_failed_runs_and_average_counters() -> None:
+    rows = [
+        {
+            "stack.protocol": "wap",
+            "link.overrides.loss": 0.1,
+            "workload.size": 1000,
+            "complete": ok,
+            "goodput_bps": g,
+            "timeouts": t,
+            "retransmissions": 0,
+            "naks": 1,
+        }
+        for ok, g, t in [(True, 4000.0, 1), (True, 6000.0, 3), (False, 0.0, 8)]
+    ]
+    point = summarize_curves(rows)[("wap", 0.1)][1000]
+    assert (point.n, point.failed, point.mean) == (2, 1, 5000.0)
+    assert point.means == {"timeouts": 4.0, "retransmissions": 0.0, "naks": 1.0}
+    assert point.half_width == pytest.approx(12.7062 * 2**0.5 * 1000 / 2**0.5, rel=1e-5)
 
 
 def test_scenario_covers_the_paper_setup() -> None:

@@ -1,10 +1,12 @@
-"""Reproductions of the papers: registered by name, run by ``wwanlab reproduce``.
+"""The machinery of a paper's reproduction: registered by name, run by ``wwanlab reproduce``.
 
-A reproduction runs the scenarios of a paper's setup, compares the results with the
-paper's published numbers and says, claim by claim, whether each holds. Its body is a
-function of a ``Context``, which executes scenarios on the chosen executor, keeps
-their rows in the results database and CSV files, and tells it where its figures go;
-the body returns a ``ReproductionResult`` whose page joins the report.
+The reproductions themselves live in the package ``wwanlab.reproductions``, one module
+(or sub-package) per paper; importing it registers them. A reproduction runs the
+scenarios of a paper's setup, compares the results with the paper's published numbers
+and says, claim by claim, whether each holds. Its body is a function of a ``Context``,
+which executes scenarios on the chosen executor, keeps their rows in the results
+database and CSV files, and tells it where its figures go; the body returns a
+``ReproductionResult`` whose page joins the report.
 """
 
 from __future__ import annotations
@@ -16,15 +18,15 @@ from pathlib import Path
 
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.runner import run_scenario
-from wwanlab.experiments.scenario import Row, Scenario
+from wwanlab.experiments.scenario import Row, Scenario, package_modules
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
 from wwanlab.report.html import ReportPage, write_index
 
-REPRODUCTION_MODULES: list[str] = ["wwanlab.experiments.wap_vs_tcp"]
-"""Modules that call ``register`` on import; each reproduction adds its own line here."""
+REPRODUCTION_PACKAGES: list[str] = ["wwanlab.reproductions"]
+"""Packages whose every module registers its reproduction on import."""
 
 REPRODUCTIONS: dict[str, Reproduction] = {}
-"""Registered reproductions by name (filled by importing ``REPRODUCTION_MODULES``)."""
+"""Registered reproductions by name (filled by importing ``REPRODUCTION_PACKAGES``)."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def register(reproduction: Reproduction) -> Reproduction:
 
 def load_reproductions() -> dict[str, Reproduction]:
     """Import every reproduction module; the registered reproductions by name."""
-    for module in REPRODUCTION_MODULES:
+    for module in package_modules(REPRODUCTION_PACKAGES):
         importlib.import_module(module)
     return REPRODUCTIONS
 

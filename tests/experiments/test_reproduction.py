@@ -5,8 +5,8 @@ import pytest
 from tests.experiments import kinds  # noqa: F401  (registers the test kinds)
 
 from wwanlab.core.errors import UsageError
-from wwanlab.experiments import registry
-from wwanlab.experiments.registry import (
+from wwanlab.experiments import reproduction as registry
+from wwanlab.experiments.reproduction import (
     Claim,
     Context,
     Reproduction,
@@ -35,7 +35,7 @@ TOY = Reproduction("toy", "papers/none", "A toy reproduction", body)
 @pytest.fixture(autouse=True)
 def empty_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests see only the reproductions they register, not the papers' ones."""
-    monkeypatch.setattr(registry, "REPRODUCTION_MODULES", [])
+    monkeypatch.setattr(registry, "REPRODUCTION_PACKAGES", [])
     monkeypatch.setattr(registry, "REPRODUCTIONS", {})
 
 
