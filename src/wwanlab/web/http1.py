@@ -1,6 +1,6 @@
 """HTTP/1.0 and HTTP/1.1 messages as bytes (RFC 1945, RFC 9112), parsed incrementally.
 
-Only what the experiments need: GET requests without bodies, responses framed by
+Only what the experiments need: requests (a body framed by Content-Length), responses framed by
 Content-Length, by chunked transfer coding (RFC 9112 7.1) or by the connection closing
 (RFC 9112 6.3 rule 8). Every length read from the wire is bounded.
 """
@@ -62,13 +62,24 @@ def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
 
 
 def encode_request(
-    target: str, host: str, version: str = "HTTP/1.1", close: bool = False
+    target: str,
+    host: str,
+    version: str = "HTTP/1.1",
+    close: bool = False,
+    *,
+    method: str = "GET",
+    headers: tuple[tuple[str, str], ...] = (),
+    body: bytes = b"",
 ) -> bytes:
-    """A GET with the Host header (required in 1.1, RFC 9112 3.2)."""
-    lines = [f"GET {target} {version}", f"Host: {host}"]
+    """A request with the Host header (required in 1.1, RFC 9112 3.2); a body is framed
+    by Content-Length (RFC 9112 6.2)."""
+    lines = [f"{method} {target} {version}", f"Host: {host}"]
+    lines.extend(f"{k}: {v}" for k, v in headers)
+    if body or method == "POST":
+        lines.append(f"Content-Length: {len(body)}")
     if close:
         lines.append("Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
 def encode_response(
