@@ -35,9 +35,7 @@ MAX_ARRAY = 1_000_000  # items of an array accepted in one value
 
 Value = str | int | bool | list[int] | None
 
-_PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
-)
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 
 
 class SoapError(WwanlabError):

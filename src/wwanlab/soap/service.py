@@ -112,9 +112,7 @@ def application(service: BenchmarkService | None = None) -> web.Application:
                 body = fault_envelope(Fault(CLIENT_FAULT, str(exc)))
                 return web.Response(status=FAULT_STATUS, body=body, content_type="text/xml")
         status, reply = service.handle(body)
-        return web.Response(
-            status=status, body=reply, headers={"Content-Type": XML_CONTENT_TYPE}
-        )
+        return web.Response(status=status, body=reply, headers={"Content-Type": XML_CONTENT_TYPE})
 
     app = web.Application(client_max_size=MAX_PAYLOAD * 8)
     app.router.add_post("/{tail:.*}", post)
