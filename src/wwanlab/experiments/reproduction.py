@@ -66,10 +66,17 @@ class Context:
     db: Path = DEFAULT_DB
     tables: list[str] = field(default_factory=list)
 
-    def execute(self, scenario: Scenario) -> list[Row]:
-        """Run ``scenario``, store its rows (table and ``out/<name>.csv``), return them."""
+    def execute(self, scenario: Scenario, *, serial: bool = False) -> list[Row]:
+        """Run ``scenario``, store its rows (table and ``out/<name>.csv``), return them.
+
+        ``serial`` runs one run at a time in this process: runs that time real sockets
+        must not share the CPU with each other.
+        """
         rows = run_scenario(
-            scenario, jobs=self.jobs, scheduler=self.scheduler, progress=self.progress
+            scenario,
+            jobs=1 if serial else self.jobs,
+            scheduler=None if serial else self.scheduler,
+            progress=self.progress,
         )
         with ResultStore(self.db) as store:
             table = store.write(scenario.name, rows)

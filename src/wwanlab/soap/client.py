@@ -32,6 +32,7 @@ from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.soap.binary import SOAP_WBXML, from_wbxml, to_wbxml
 from wwanlab.soap.envelope import (
+    SOAP_HTTP_HEADERS,
     XML_CONTENT_TYPE,
     Call,
     SoapError,
@@ -107,11 +108,7 @@ class HttpTransport:
         port = parts.port or 80
         reader, writer = await asyncio.open_connection(parts.hostname, port)
         try:
-            head = (
-                ("Content-Type", content_type),
-                ("Accept", accept),
-                ("SOAPAction", '""'),  # SOAP 1.1 6.1.1: the intent is the request URI
-            )
+            head = (("Content-Type", content_type), ("Accept", accept), *SOAP_HTTP_HEADERS)
             target = parts.path or "/"
             request = encode_request(
                 target, parts.netloc, close=True, method="POST", headers=head, body=body

@@ -29,6 +29,8 @@ SERVICE_NS = "urn:wwanlab-benchmark"  # the benchmark service's method namespace
 
 NSMAP = {"SOAP-ENV": ENVELOPE_NS, "SOAP-ENC": ENCODING_NS, "xsi": XSI_NS, "xsd": XSD_NS}
 XML_CONTENT_TYPE = "text/xml; charset=utf-8"  # SOAP 1.1 section 6.1.1
+# SOAP 1.1 6.1.1: a request carries SOAPAction; "" says the intent is the request URI
+SOAP_HTTP_HEADERS = (("SOAPAction", '""'),)
 
 MAX_ENVELOPE = 4 * 1024 * 1024  # octets: the largest envelope parsed
 MAX_ARRAY = 1_000_000  # items of an array accepted in one value

@@ -108,9 +108,17 @@ class HttpClient:
         self._queue.append(_Outgoing(target))
         self._dispatch(now)
 
-    def post(self, target: str, content_type: str, body: bytes, now: float) -> None:
+    def post(
+        self,
+        target: str,
+        content_type: str,
+        body: bytes,
+        now: float,
+        headers: tuple[tuple[str, str], ...] = (),
+    ) -> None:
         """Queue a POST of ``body``; it leaves as soon as the strategy allows."""
-        self._queue.append(_Outgoing(target, "POST", (("Content-Type", content_type),), body))
+        head = (("Content-Type", content_type), *headers)
+        self._queue.append(_Outgoing(target, "POST", head, body))
         self._dispatch(now)
 
     def get_page(self, main: str, embedded: list[str], now: float) -> None:
