@@ -200,6 +200,9 @@ def _counts(driver: UdpDriver | None) -> tuple[tuple[int, int], tuple[int, int]]
     return (driver.sent[0], driver.sent[1]), (driver.received[0], driver.received[1])
 
 
+WBXML_ACCEPT = f"{SOAP_WBXML}, text/xml;q=0.5"
+
+
 class SoapClient:
     """Calls methods of a SOAP service at ``url`` over ``transport``.
 
@@ -229,7 +232,9 @@ class SoapClient:
         params = tuple((f"arg{i}", a) for i, a in enumerate(args))
         envelope = call_envelope(Call(method, params))
         if self.wbxml:
-            body, content_type, accept = to_wbxml(envelope), SOAP_WBXML, SOAP_WBXML
+            # XML too, at lower preference: a gateway that does not encode SOAP (Kannel)
+            # answers 406 to an Accept it cannot meet (RFC 9110 15.5.7)
+            body, content_type, accept = to_wbxml(envelope), SOAP_WBXML, WBXML_ACCEPT
         else:
             body, content_type, accept = envelope, XML_CONTENT_TYPE, "text/xml"
         built = time.perf_counter()
