@@ -533,6 +533,22 @@ PRESETS: dict[str, Preset] = {
             "gprs-radio-one-user", GPRS_ONE_USER, "V", "one user in the cell", internet=False
         ),
         _gprs_preset("gprs-radio-busy", GPRS_BUSY, "IV", "busy cell (15 users)", internet=False),
+        _gprs_preset(
+            "gprs-radio-one-user-llc-ack",
+            GPRS_ONE_USER,
+            "V",
+            "one user in the cell",
+            llc_ack=True,
+            internet=False,
+        ),
+        _gprs_preset(
+            "gprs-radio-busy-llc-ack",
+            GPRS_BUSY,
+            "IV",
+            "busy cell (15 users)",
+            llc_ack=True,
+            internet=False,
+        ),
         INTERNET_2002,
         GPRS_3PLUS1,
         CDMA_1X,
