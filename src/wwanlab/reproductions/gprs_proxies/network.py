@@ -16,6 +16,7 @@ over the time from the FH's SYN to the MH's receipt of the last byte.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from dataclasses import dataclass, field
@@ -27,9 +28,10 @@ from wwanlab.link.rate import Rate
 from wwanlab.pep.snoop import SnoopAgent
 from wwanlab.pep.split import SplitProxy
 from wwanlab.sim import Network
-from wwanlab.sim.ipv4 import PROTO_TCP
+from wwanlab.sim.ipv4 import PROTO_TCP, parse_ipv4
 from wwanlab.sim.proxy import ProxyDriver
 from wwanlab.tcp import DataReceived, TcpConfig, TcpEndpoint
+from wwanlab.tcp.segment import ACK, decode_segment
 from wwanlab.tcp.stats import TcpStats
 
 FH_IP = "192.0.2.1"  # RFC 5737 documentation addresses: never routed anywhere real
@@ -42,6 +44,41 @@ MAX_SIM_TIME = 20_000.0  # s: far beyond the slowest download (512 KB at 2.7 kbi
 
 PROXIES = ("none", "snoop", "split")
 CELLS = {"busy": "gprs-radio-busy", "one-user": "gprs-radio-one-user"}
+
+
+class RttMeter:
+    """RTT samples at the fixed host, as paper 002's Figures 2 and 3 plot them: from a
+    data segment's first transmission to the first ACK that covers it (Karn: a segment
+    sent twice gives none)."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self._base: int | None = None
+        self._sent: dict[int, float] = {}  # end offset -> first send time
+        self._resent: set[int] = set()
+
+    def _offset(self, seq: int) -> int:
+        if self._base is None:
+            self._base = seq
+        return (seq - self._base) % (1 << 32)
+
+    def tap(self, now: float, packet: bytes) -> None:
+        ip, payload = parse_ipv4(packet, verify=False)
+        if ip.protocol != PROTO_TCP:
+            return
+        seg = decode_segment(payload)
+        if ip.src == FH_IP and seg.payload:
+            end = self._offset(seg.seq) + len(seg.payload)
+            if end in self._sent:
+                self._resent.add(end)
+            else:
+                self._sent[end] = now
+        elif ip.dst == FH_IP and seg.flags & ACK and self._base is not None:
+            ack = self._offset(seg.ack)
+            for end in [e for e in self._sent if e <= ack]:
+                sent = self._sent.pop(end)
+                if end not in self._resent:
+                    self.samples.append((now, now - sent))
 
 
 def reno_2002() -> TcpConfig:
@@ -78,6 +115,7 @@ def download(
     *,
     llc_ack: bool = False,
     tcp: TcpConfig | None = None,
+    rtt: bool = False,
 ) -> Download:
     """Download the file over ``cell`` (busy or one-user) with ``proxy`` at the SGSN."""
     if cell not in CELLS:
@@ -108,28 +146,34 @@ def download(
     if agent is not None:
         ProxyDriver(sgsn, agent)
 
+    meter = RttMeter() if rtt else None
+    if meter is not None:
+        fh.taps.append(meter.tap)
     receiver = TcpEndpoint(MH_IP, MH_PORT, config, net.kernel.stream("tcp", "mh"))
     receiver.listen()
-    received = [0]
+    data = random.Random(seed).randbytes(FILE_SIZE)
+    received = bytearray()
     done: list[float] = []
 
     def on_mh(event: Event) -> None:
         if isinstance(event, DataReceived):
-            received[0] += len(event.data)
-            if received[0] >= FILE_SIZE and not done:
+            received.extend(event.data)
+            if len(received) >= FILE_SIZE and not done:
                 done.append(net.kernel.now)
 
     mh.bind_transport(PROTO_TCP, MH_PORT, receiver, on_event=on_mh)
     sender = TcpEndpoint(FH_IP, FTP_DATA_PORT, config, net.kernel.stream("tcp", "fh"))
     binding = fh.bind_transport(PROTO_TCP, FTP_DATA_PORT, sender)
     conn = sender.connect((MH_IP, MH_PORT), net.kernel.now)
-    sender.send(conn, random.Random(seed).randbytes(FILE_SIZE))
+    sender.send(conn, data)
     sender.close(conn)
     binding.flush()
     net.run(until=MAX_SIM_TIME)
     net.close()
-    complete = bool(done) and received[0] == FILE_SIZE
-    result = Download(complete, done[0] if complete else math.nan, sender.stats(conn))
+    complete = bool(done) and received == data  # every byte, once, in order
+    seconds = done[0] if complete else math.nan
+    samples = meter.samples if meter is not None else []
+    result = Download(complete, seconds, sender.stats(conn), rtt_samples=samples)
     if isinstance(agent, SnoopAgent):
         s = agent.stats
         return _with(result, s.data_segments, s.data_driven, s.timer_driven)
@@ -137,10 +181,11 @@ def download(
         stats = agent.wireless_stats()
         sent = sum(s.segments_sent for s in stats)
         timer = sum(s.timer_retransmissions for s in stats)
-        data = sum(s.retransmissions for s in stats) - timer
-        return _with(result, sent, data, timer)
+        return _with(result, sent, sum(s.retransmissions for s in stats) - timer, timer)
     return result
 
 
 def _with(result: Download, segments: int, data: int, timer: int) -> Download:
-    return Download(result.complete, result.seconds, result.fh, segments, data, timer)
+    return dataclasses.replace(
+        result, proxy_segments=segments, proxy_data_driven=data, proxy_timer_driven=timer
+    )
