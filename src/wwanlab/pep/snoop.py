@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wwanlab.sim.ipv4 import PROTO_TCP, PacketError, parse_ipv4
+from wwanlab.tcp.errors import MalformedSegment
 from wwanlab.tcp.segment import ACK, FIN, RST, SYN, Segment, decode_segment
 
 SEQ_MOD = 1 << 32
@@ -113,7 +114,10 @@ class SnoopAgent:
             return True  # not ours to judge: the router checks headers
         if ip.protocol != PROTO_TCP or len(payload) < 20:
             return True
-        seg = decode_segment(payload)
+        try:
+            seg = decode_segment(payload)
+        except MalformedSegment:
+            return True  # the receiving TCP drops it; the proxy keeps no state for it
         if ip.dst in self.mobiles:
             return self._snoop_data((ip.src, seg.src_port, ip.dst, seg.dst_port), seg, packet, now)
         if ip.src in self.mobiles:

@@ -44,7 +44,7 @@ from wwanlab.tcp import (
     TcpConfig,
     TcpEndpoint,
 )
-from wwanlab.tcp.errors import ConnectionNotOpen
+from wwanlab.tcp.errors import ConnectionNotOpen, MalformedSegment
 from wwanlab.tcp.events import TcpEvent
 from wwanlab.tcp.segment import SYN, decode_segment
 from wwanlab.tcp.stats import TcpStats
@@ -103,7 +103,10 @@ class SplitProxy:
             return True
         if ip.protocol != PROTO_TCP or len(segment) < 20:
             return True
-        seg = decode_segment(segment)
+        try:
+            seg = decode_segment(segment)
+        except MalformedSegment:
+            return True  # the receiving TCP drops it; the proxy keeps no state for it
         if ip.dst in self.mobiles:
             mobile, fixed = (ip.dst, seg.dst_port), (ip.src, seg.src_port)
             relay = self._relays.get((fixed, mobile))
