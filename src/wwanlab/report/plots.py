@@ -8,6 +8,7 @@ between calls.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -27,6 +28,19 @@ def _save(fig: Figure, path: Path | str) -> Path:
     return path
 
 
+def ecdf(values: Sequence[float]) -> tuple[list[float], list[float]]:
+    """The empirical CDF as its steps: each distinct value once, with the fraction of
+    values at or below it (a constant sample is one step to 1)."""
+    counts = Counter(values)
+    xs = sorted(counts)
+    ys: list[float] = []
+    seen = 0
+    for x in xs:
+        seen += counts[x]
+        ys.append(seen / len(values))
+    return xs, ys
+
+
 def cdf_plot(
     series: Mapping[str, Sequence[float]],
     path: Path | str,
@@ -34,15 +48,15 @@ def cdf_plot(
     xlabel: str,
     title: str = "",
 ) -> Path:
-    """Empirical CDF of each named sample (a step per distinct value)."""
+    """Empirical CDF of each named sample, a step per distinct value, from 0 below the
+    smallest (values should be rounded to the resolution they were measured at)."""
     fig = Figure(figsize=SIZE, dpi=DPI)
     ax = fig.add_subplot()
     for label, values in series.items():
-        xs = sorted(values)
-        if not xs:
+        if not values:
             continue
-        ys = [(i + 1) / len(xs) for i in range(len(xs))]
-        ax.step(xs, ys, where="post", label=label)
+        xs, ys = ecdf(values)
+        ax.step([xs[0], *xs], [0.0, *ys], where="post", label=label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction of packets ≤ x")
     ax.set_ylim(0.0, 1.02)
