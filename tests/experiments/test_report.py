@@ -18,11 +18,19 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @dataclass(frozen=True)
+class Part:
+    what: str
+    holds: bool
+    ours: str
+
+
+@dataclass(frozen=True)
 class Claim:
     claim: str
     paper: str
     ours: str
     holds: bool
+    parts: tuple[Part, ...] = ()
 
 
 def test_plots_write_deterministic_pngs(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import statistics
 import struct
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ from typing import Any
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
+from wwanlab.experiments.reproduction import write_report_index
 from wwanlab.experiments.scenario import Row, experiment_kind
 from wwanlab.link import checks
 from wwanlab.link.base import Direction, Stage
@@ -61,8 +63,8 @@ from wwanlab.report.html import (
     Section,
     Table,
     Text,
-    write_index,
 )
+from wwanlab.report.provenance import RunInfo
 from wwanlab.sim.network import Network
 
 SERVER_ADDRESS = "10.0.0.1"  # the fixed side; "down" is from it to the phone
@@ -541,13 +543,17 @@ def probe_all(
     out: Path, *, seed: int = 1, count: int = DEFAULT_COUNT
 ) -> tuple[dict[str, ProbeResult], Path]:
     """Probe every preset and write ``out/index.html`` with a page of tables and CDFs."""
+    started = time.time()
     results = {name: probe(name, seed=seed, count=count) for name in PRESETS}
-    page = probe_page(results, out)
-    return results, write_index(out, [page])
+    page = probe_page(results, out, RunInfo.collect(f"all presets, {count} probes", started))
+    return results, write_report_index(out, [page])
 
 
-def probe_page(results: dict[str, ProbeResult], out: Path) -> ReportPage:
-    """One page: a summary table, then per preset its citation, delay CDF and assumptions."""
+def probe_page(
+    results: dict[str, ProbeResult], out: Path, run: RunInfo | None = None
+) -> ReportPage:
+    """One page: a summary table, then per preset its citation, delay CDF and assumptions,
+    and the run's metadata."""
     from wwanlab.report.plots import cdf_plot  # matplotlib: only when drawing
 
     rows: list[Row] = []
@@ -608,9 +614,10 @@ def probe_page(results: dict[str, ProbeResult], out: Path) -> ReportPage:
         "octets' serialization."
     )
     summary = Section("Summary", [Text(method), Table.from_rows(rows)])
+    meta = [Section("This run", [run.block()])] if run is not None else []
     return ReportPage(
         "Link presets probed",
-        [summary, *sections],
+        [summary, *sections, *meta],
         slug="probe",
         summary=f"{len(results)} presets, rate, delay and loss vs configured",
     )
