@@ -8,6 +8,7 @@ between calls.
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,7 +21,41 @@ DPI = 100
 METADATA = {"Software": None}  # no version string, so the same data gives the same bytes
 
 
-def _save(fig: Figure, path: Path | str) -> Path:
+# One colour per protocol and one line style per loss rate, the same in every figure.
+PROTOCOL_COLOURS = {
+    "wap": "tab:blue",
+    "http-sack": "tab:red",
+    "http-reno": "tab:green",
+    "http-newreno": "tab:purple",
+}
+SPARE_COLOURS = ("tab:orange", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
+LineStyle = str | tuple[int, tuple[int, ...]]
+LOSS_STYLES: dict[float, LineStyle] = {
+    0.0: "-",
+    0.01: (0, (5, 1)),
+    0.05: "-.",
+    0.10: "--",
+    0.20: ":",
+}
+SPARE_STYLE: LineStyle = (0, (3, 1, 1, 1, 1, 1))
+PAPER_COLOUR = "black"  # the paper's published numbers: black, labelled "paper"
+PAPER_SHADE = "0.85"
+
+
+def protocol_colour(protocol: str) -> str:
+    """The protocol's colour; one not in the table gets a spare one, fixed by its name."""
+    if protocol in PROTOCOL_COLOURS:
+        return PROTOCOL_COLOURS[protocol]
+    return SPARE_COLOURS[zlib.crc32(protocol.encode()) % len(SPARE_COLOURS)]
+
+
+def loss_style(loss: float) -> LineStyle:
+    """The line style of a loss rate (solid without loss, dashed at 10%...)."""
+    return LOSS_STYLES.get(round(loss, 6), SPARE_STYLE)
+
+
+def save(fig: Figure, path: Path | str) -> Path:
+    """Write ``fig`` as a PNG at ``path`` (folders made), the same bytes for the same data."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     FigureCanvasAgg(fig)
@@ -65,7 +100,7 @@ def cdf_plot(
         ax.set_title(title)
     if len(series) > 1:
         ax.legend()
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def line_plot(
@@ -91,7 +126,7 @@ def line_plot(
     if title:
         ax.set_title(title)
     ax.legend()
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def bar_plot(
@@ -116,4 +151,4 @@ def bar_plot(
         ax.set_title(title)
     if len(series) > 1:
         ax.legend()
-    return _save(fig, path)
+    return save(fig, path)
