@@ -12,7 +12,7 @@ from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import load_scenario
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
-from wwanlab.report.html import Params, ReportPage, Section, Table, Text
+from wwanlab.report.html import Links, Params, ReportPage, Section, Table, Text
 from wwanlab.report.provenance import RunInfo
 
 PAGE_ROWS = 500
@@ -54,6 +54,7 @@ def register(app: typer.Typer) -> None:
                     "Results",
                     [
                         Text(f"{len(rows)} rows from {len(runs)} runs; all in {csv_path.name}."),
+                        Links([(csv_path.name, csv_path.name)]),
                         Table.from_rows(rows[:PAGE_ROWS]),
                     ],
                 ),

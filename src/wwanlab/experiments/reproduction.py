@@ -14,6 +14,7 @@ raw tables folded, the run's metadata).
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -185,7 +186,7 @@ def reproduction_page(
     folded: list[Block] = [
         Folded(f.table.caption or f.title, [f.table]) for f in figures if f.table is not None
     ]
-    links = [(p.relative_to(ctx.out).as_posix(), p.name) for p in ctx.csv_files]
+    links = [(Path(os.path.relpath(p, ctx.out)).as_posix(), p.name) for p in ctx.csv_files]
     if links:
         folded.append(Links(links, "Every run, one row each:"))
     sections.append(Section("Raw tables", folded))

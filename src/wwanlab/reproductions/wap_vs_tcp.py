@@ -94,10 +94,14 @@ SENDERS = {
     ),
     "2003-rto3": Sender(
         "2003, min RTO 3 s",
-        {"rto_initial": RTO_INITIAL_RFC2988, "rto_min": 3.0, "byte_counting": False},
-        "as the 2003 sender, with the RTO never below its initial 3 s: the slow end of "
-        "the band, our choice, longer than a full packet and most of an initial window "
-        "queued behind it on this line (3 x 1.57 s)",
+        {
+            "rto_initial": RTO_INITIAL_RFC2988,
+            "rto_min": RTO_INITIAL_RFC2988,
+            "byte_counting": False,
+        },
+        f"as the 2003 sender, with the RTO never below its initial "
+        f"{RTO_INITIAL_RFC2988:g} s: the slow end of the band, our choice, longer than a "
+        "full packet's 1.57 s on this line and most of the next one queued behind it",
     ),
 }
 BAND_VARIANT = "sack"  # the paper's TCP; Reno and NewReno stay references at RFC 6298
