@@ -134,7 +134,7 @@ def test_claim_in_parts_names_what_held(tmp_path: Path) -> None:
         "TCP knee does not (19 KB < 33.5)",
     ]
     html = ClaimsTable([partly]).render(tmp_path)
-    assert '<span class="fails">partly holds</span>' in html
+    assert '<span class="partly">partly holds</span>' in html
     assert '<li class="holds">WTP knee holds (12 KB ≤ 13.5 KB)</li>' in html
     assert '<li class="fails">TCP knee does not (19 KB &lt; 33.5)</li>' in html
 

@@ -18,6 +18,7 @@ from wwanlab.reproductions.wap_vs_tcp import (
     SENDERS,
     SIZES,
     Curves,
+    _pct,
     gains,
     knee,
     knee_claim,
@@ -168,3 +169,13 @@ def test_knee_claim_is_judged_per_curve() -> None:
         ("TCP knee (2003, min RTO 3 s)", False, "1 KB < 33.5 KB"),
     ]
     assert claim.holds is False and verdict(claim) == "partly holds"
+
+
+def test_percentages_never_read_minus_zero() -> None:
+    assert [_pct(x) for x in (-0.3, 0.0, 15.6, -11.5, 107.0)] == [
+        "+0%",
+        "+0%",
+        "+16%",
+        "-12%",
+        "+107%",
+    ]

@@ -25,6 +25,8 @@ th { background: #eee; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .holds { color: #176617; font-weight: bold; }
 .fails { color: #a31515; font-weight: bold; }
+.partly { color: #8a5a00; font-weight: bold; }
+td li.holds, td li.fails { font-weight: normal; }
 figure { margin: 1rem 0; }
 figure img { max-width: 100%; }
 figcaption, caption { color: #555; font-size: 0.9rem; }
@@ -182,7 +184,7 @@ class ClaimsTable:
         rows = []
         for c in self.claims:
             word = verdict(c)
-            css = "holds" if c.holds else "fails"
+            css = {"holds": "holds", "partly holds": "partly"}.get(word, "fails")
             cell = f'<span class="{css}">{word}</span>'
             if c.parts:
                 items = "".join(

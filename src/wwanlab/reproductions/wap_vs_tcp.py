@@ -366,8 +366,13 @@ def claims(curves: Curves, eff: dict[str, list[float]], sizes: Sequence[int]) ->
     return out
 
 
+def _pct(x: float) -> str:
+    """A signed whole percentage; a rounded zero is "+0%", never "-0%"."""
+    return f"{round(x) + 0:+d}%"
+
+
 def _range(gs: Sequence[SizeGain]) -> str:
-    return f"{min(g.percent for g in gs):+.0f}% to {max(g.percent for g in gs):+.0f}%"
+    return f"{_pct(min(g.percent for g in gs))} to {_pct(max(g.percent for g in gs))}"
 
 
 def _rtos(curves: Curves, protocol: str, loss: float) -> float:
@@ -413,8 +418,8 @@ def gain_claim(curves: Curves, band: Sequence[str]) -> Claim:
             ClaimPart(
                 f"against {SENDERS[sender_of(tcp)].label}",
                 len(inside) == len(lossy),
-                f"{lo_g.percent:+.0f}% ±{lo_g.half_width:.0f} ({_kb(lo_g.size)}) to "
-                f"{hi_g.percent:+.0f}% ±{hi_g.half_width:.0f} ({_kb(hi_g.size)}); "
+                f"{_pct(lo_g.percent)} ±{lo_g.half_width:.0f} ({_kb(lo_g.size)}) to "
+                f"{_pct(hi_g.percent)} ±{hi_g.half_width:.0f} ({_kb(hi_g.size)}); "
                 f"{len(inside)} of {len(lossy)} sizes' 95% CIs meet the band",
             )
         )
@@ -740,7 +745,7 @@ def body(ctx: Context) -> ReproductionResult:
         }
         for s, w, t in zip(sizes, eff["wap"], eff[BAND[0]], strict=True)
     ]
-    lost = "The paper's Figure {n} did not survive text extraction; "
+    lost = "Figure {n} did not survive text extraction; "
     figures = [
         PaperFigure(
             "Figure 7: goodput",
