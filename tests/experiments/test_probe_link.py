@@ -28,6 +28,7 @@ from wwanlab.experiments.probe import (
     TRAIN_RATE,
     LinkUnderTest,
     dispersion_rate,
+    per_octet,
     probe,
     quantile,
 )
@@ -207,7 +208,7 @@ def test_jittery_link_gives_no_negative_delay() -> None:
     # vdeldrop: 10 Mbit/s (0.8 us per octet), 38 octets of framing, 0-50 ms of jitter in
     # On phases and none in Off phases. A slope through every sample tilted with the
     # jitter (1.43 us per octet downlink) and gave a median of -0.032 ms; through each
-    # size's median delay (more than half the packets cross an Off phase) it is the
+    # size's lower quartile (more than half the packets cross an Off phase) it is the
     # line's own.
     result = probe("vdeldrop", seed=1, count=1000)
     framing = 38 * 8 / 10_000_000
@@ -229,3 +230,23 @@ def test_constant_delay_reads_as_one_value() -> None:
 def test_ecdf_has_a_step_per_distinct_value() -> None:
     assert ecdf([8.333, 8.333, 8.333]) == ([8.333], [1.0])
     assert ecdf([2.0, 1.0, 2.0, 3.0]) == ([1.0, 2.0, 3.0], [0.25, 0.75, 1.0])
+
+
+def test_short_jittered_probe_never_gives_a_negative_delay() -> None:
+    # 60 paced probes fit inside vdeldrop's first On phase: every sample carries 0-50 ms
+    # of jitter, and an unbounded fit gave slopes of -7 to +12 us per octet and delays
+    # down to -14 ms. Bounded by what can be true, the slope stays in [0, min delay/size].
+    for seed in range(1, 6):
+        for r in probe("vdeldrop", seed=seed, count=60).directions.values():
+            assert min(r.delays) >= 0 and r.per_octet_s >= 0
+
+
+def test_per_octet_bounds() -> None:
+    # a line through the lower quartiles; then kept within [0, min(delay / size)]
+    line = [(size, 0.010 + 1e-6 * size) for size in PACED_SIZES for _ in range(4)]
+    assert per_octet(line) == pytest.approx(1e-6, rel=1e-9)
+    falling = [(100, 0.030), (576, 0.020), (1400, 0.010)]
+    assert per_octet(falling) == 0.0
+    steep = [(100, 0.001), (576, 0.060), (1400, 0.150)]
+    assert per_octet(steep) == pytest.approx(0.001 / 100)
+    assert per_octet([]) == 0.0
