@@ -28,3 +28,13 @@ def test_split_with_llc_ack_leaves_the_wireless_side_almost_nothing_to_resend() 
 def test_snoop_resends_locally_when_the_radio_loses() -> None:
     result = download("one-user", "snoop", 5)
     assert result.complete and result.proxy_data_driven > 0
+
+
+def test_resend_past_a_window_limited_send_is_acknowledged() -> None:
+    """Regression: the Split proxy's wired window let the server send 175 octets, an RTO
+    then resent a whole 430-octet segment from the same start; the highest octet sent
+    stayed at the 175, so the proxy's ACK of the 430 counted as acknowledging "something
+    not yet sent" (RFC 9293 3.10.7.4) and was dropped, 15 times, until the server gave
+    up. The busy cell's seed 15 is the run that showed it."""
+    result = download("busy", "split", 15)
+    assert result.complete

@@ -822,6 +822,9 @@ class TcpConnection:
             stats.bytes_retransmitted += len(payload)
             self._rtt_seq = None  # Karn's rule
             self._karn_until = max(self._karn_until, end)
+            # a resend after a window-limited send may reach past it (RFC 9293's SND.NXT
+            # after going back N); the highest octet sent is then this segment's end
+            self.snd_max = max(self.snd_max, end)
         else:
             self.snd_max = end
             if self.config.rtt_every_ack:
