@@ -71,7 +71,7 @@ def summarize(
     q = quote_identifier
     ok = f"WHERE {q(complete)}" if complete else ""
     keys = ", ".join(q(c) for c in by)
-    extra = "".join(f", avg({q(m)})" for m in means)
+    extra = "".join(f", avg(CAST({q(m)} AS DOUBLE))" for m in means)  # all-NULL: VARCHAR
     sql = (
         f"SELECT {keys}, count(*) FILTER ({ok or 'WHERE true'}), "
         f"avg({q(value)}) FILTER ({ok or 'WHERE true'}), "
