@@ -320,3 +320,11 @@ def test_fuzz_findings_round_trip(hex_: str, version: EncodingVersion) -> None:
     headers = decode_headers(bytes.fromhex(hex_))
     again = decode_headers(encode_headers(headers, version))
     assert [(n.lower(), v) for n, v in again] == _after_round_trip(headers, version)
+
+
+def test_content_type_field_takes_any_spelling_and_sends_the_assigned_one():
+    assert encode_content_type("TEXT/X-VCARD") == b"\x87"  # assigned as text/x-vCard
+    assert encode_content_type('text/html;charset="UTF-8"') == bytes.fromhex("038281ea")
+    assert encode_content_type("Application/Vnd.Wap.Catc") == b"\x8a"  # Kannel's alias
+    with pytest.raises(WspCodecError, match="quoted value not closed"):
+        encode_content_type('text/html; charset="utf-8')
