@@ -147,6 +147,13 @@ class WapClient:
         return self.session.session_id
 
     @property
+    def local_address(self) -> Address:
+        """The address the client sends from (bound on ``connect``)."""
+        if self._driver is None:
+            raise WapError("no socket: connect first")
+        return self._driver.local_address
+
+    @property
     def capabilities(self) -> Negotiated:
         """What the session runs with once connected (WSP 8.3.2)."""
         return self.session.capabilities

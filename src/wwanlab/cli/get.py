@@ -59,6 +59,8 @@ async def resolve(gateway: Address) -> Address:
         infos = await loop.getaddrinfo(gateway[0], gateway[1], type=socket.SOCK_DGRAM)
     except socket.gaierror as exc:
         raise GatewayUnresolved(f"cannot resolve gateway {gateway[0]!r}: {exc.strerror}") from None
+    except UnicodeError:  # the IDNA codec refuses an empty or over-long label
+        raise GatewayUnresolved(f"cannot resolve gateway {gateway[0]!r}: not a host name") from None
     host, port = infos[0][4][:2]
     return str(host), int(port)
 
