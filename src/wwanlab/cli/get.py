@@ -55,12 +55,13 @@ class GatewayUnresolved(WapError):
 async def resolve(gateway: Address) -> Address:
     """The gateway's first address for UDP (replies come from an address, not a name)."""
     loop = asyncio.get_running_loop()
+    unresolved = f"cannot resolve gateway {gateway[0]!r}"
     try:
         infos = await loop.getaddrinfo(gateway[0], gateway[1], type=socket.SOCK_DGRAM)
     except socket.gaierror as exc:
-        raise GatewayUnresolved(f"cannot resolve gateway {gateway[0]!r}: {exc.strerror}") from None
+        raise GatewayUnresolved(f"{unresolved}: {exc.strerror}") from None
     except UnicodeError:  # the IDNA codec refuses an empty or over-long label
-        raise GatewayUnresolved(f"cannot resolve gateway {gateway[0]!r}: not a host name") from None
+        raise GatewayUnresolved(f"{unresolved}: not a host name") from None
     host, port = infos[0][4][:2]
     return str(host), int(port)
 
