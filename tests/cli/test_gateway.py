@@ -167,3 +167,22 @@ def test_missing_config_file_is_one_line(tmp_path):
     )
     assert (done.returncode, done.stderr.count("\n")) == (2, 1)
     assert f"cannot read {tmp_path / 'none.toml'}: No such file or directory" in done.stderr
+
+
+def test_the_documented_example_config_starts_a_gateway(tmp_path):
+    example = Path(__file__).parents[2] / "docs" / "gateway.toml"
+    cl, co = free_udp_port(), free_udp_port()
+    proc = subprocess.Popen(
+        [WWANLAB, "gateway", "--config", str(example), "--port-cl", str(cl),
+         "--port-co", str(co), "--status", "127.0.0.1:0", "--log-level", "warning"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        wait_bound(cl, co)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (proc.returncode, err) == (0, "")
