@@ -178,7 +178,7 @@ class Gateway:
         self._idle = asyncio.Event()
         self._idle.set()
         self._status: StatusServer | None = None
-        self.started = time.time()
+        self._started = time.monotonic()
 
     @classmethod
     async def start(cls, config: GatewayConfig) -> "Gateway":
@@ -473,7 +473,7 @@ class Gateway:
         return {
             "status": "running" if self._drivers else "stopped",
             "version": __version__,
-            "uptime_s": round(time.time() - self.started, 3),
+            "uptime_s": round(time.monotonic() - self._started, 3),
             "listening": {kind: _fmt(d.local_address) for kind, d in self._drivers.items()},
             "counters": counters,
             "tables": snapshot,
