@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from tests.cli.test_gateway import bound, free_udp_port
 
-from wwanlab.cli.get import parse_gateway
+from wwanlab.aio.client import WapResponse
+from wwanlab.cli.get import parse_gateway, reason
 from wwanlab.peers.origin import BODY_40K, OriginServer
 
 WWANLAB = str(Path(sys.executable).parent / "wwanlab")
@@ -173,3 +174,19 @@ def test_url_without_a_host_is_refused(url):
 )
 def test_parse_gateway(text, address):
     assert parse_gateway(text, connectionless=False) == address
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "body", "expected"),
+    [
+        (403, "text/plain", b"origin x is not allowed\nmore\n", "origin x is not allowed"),
+        (502, "Text/Plain;charset=utf-8", b"bad \x1b[2Jgateway", "bad ?[2Jgateway"),
+        (404, "text/html", b"<p>not found</p>", None),
+        (200, "text/plain", b"fine", None),
+        (500, "text/plain", b"x" * 2000, None),
+        (500, "text/plain", b"  \n", None),
+    ],
+)
+def test_reason_is_the_first_line_of_a_short_text_error(status, content_type, body, expected):
+    response = WapResponse(status, content_type, (), body, 0.1)
+    assert reason(response) == expected

@@ -91,7 +91,7 @@ async def fetch(
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    where = f"{gateway[0]}:{gateway[1]}"
+    where = f"[{gateway[0]}]:{gateway[1]}" if ":" in gateway[0] else f"{gateway[0]}:{gateway[1]}"
     try:
         address = await asyncio.wait_for(resolve(gateway), timeout)
     except TimeoutError:
@@ -123,7 +123,8 @@ async def fetch(
 
 def reason(response: WapResponse) -> str | None:
     """The first line of an error reply's short text body: why the gateway or origin
-    refused (the gateway's own refusals are text/plain)."""
+    refused (the gateway's own refusals are text/plain); characters a terminal would
+    act on (escape sequences) are shown as ``?``."""
     if response.status < 400 or len(response.body) > MAX_REASON:
         return None
     try:
@@ -132,7 +133,7 @@ def reason(response: WapResponse) -> str | None:
     except MediaTypeError:
         return None
     line = response.body.decode("utf-8", "replace").strip().split("\n", 1)[0]
-    return line or None
+    return "".join(c if c.isprintable() else "?" for c in line) or None
 
 
 def register(app: typer.Typer) -> None:
