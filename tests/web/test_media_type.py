@@ -101,3 +101,19 @@ def test_canonical_form_round_trips(kind, subtype, params):
         kind.lower(), subtype.lower(), tuple((k.lower(), v) for k, v in params if k != "charset")
     )
     assert parse_media_type(str(media)) == media
+
+
+@given(st.text(max_size=60))
+def test_any_text_parses_or_says_why(text):
+    try:
+        media = parse_media_type(text)
+    except MediaTypeError:
+        return
+    assert parse_media_type(str(media)) == media
+
+
+@given(st.text(st.sampled_from('text/html;charset="utf-8" \t,*q=0.5\\'), max_size=40))
+def test_any_accept_value_gives_ranges_without_raising(text):
+    for media, weight in parse_media_ranges([text]):
+        assert 0.0 <= weight <= 1.0
+        assert media.param("q") is None

@@ -1351,7 +1351,7 @@ def encode_content_type(value: str, version: EncodingVersion = DEFAULT_ENCODING_
     header, so only a value that is not a media type at all is refused.
     """
     try:
-        media = parse_media_type(value)
+        media = parse_media_type(value, media_range=True)  # WSP Table 40 assigns */* too
     except MediaTypeError as exc:
         raise WspCodecError(f"content type cannot be encoded: {exc}") from None
     essence = _ASSIGNED_SPELLING.get(media.essence, media.essence)
