@@ -67,9 +67,15 @@ def test_every_request_gets_one_access_line_at_info(caplog):
     fetched, refused, missing = lines
     prefix = f"event=access client=127.0.0.1:{co_port} method=GET"
     assert fetched.startswith(f"{prefix} url=http://127.0.0.1:")
-    assert "/body40k status=200 bytes=40960 ms=" in fetched
-    assert refused.startswith(f"{prefix} url=/relative status=400 bytes=")
-    assert "/nothing status=404 bytes=10 ms=" in missing  # "not found\n"
+    assert (
+        "/body40k status=200 type=application/octet-stream bytes=40960 agent=wwanlab ms="
+        in fetched
+    )
+    assert refused.startswith(f"{prefix} url=/relative status=400 type=text/plain bytes=")
+    # "not found\n" from the origin; a value with a space is quoted
+    assert '/nothing status=404 type="text/plain; charset=utf-8" bytes=10 agent=wwanlab' in (
+        missing
+    )
     assert float(fetched.rsplit("ms=", 1)[1]) > 0
     assert body_bytes == len(BODY_40K) + int(refused.split("bytes=")[1].split()[0]) + 10
 

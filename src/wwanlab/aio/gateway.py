@@ -48,7 +48,7 @@ from wwanlab.wap.gateway.limits import GatewayLimits
 from wwanlab.wap.gateway.policy import OriginPolicy
 from wwanlab.wap.gateway.quirks import FakewapTolerance
 from wwanlab.wap.gateway.translate import HttpRequest, TranslateError, to_http, to_reply
-from wwanlab.wap.wsp.common import text_reply
+from wwanlab.wap.wsp.common import name_content_type, text_reply
 from wwanlab.wap.wsp.connectionless import ConnectionlessServer
 from wwanlab.wap.wsp.constants import (
     CONNECTION_ORIENTED_PORT,
@@ -57,6 +57,7 @@ from wwanlab.wap.wsp.constants import (
 )
 from wwanlab.wap.wsp.events import (
     DatagramDropped,
+    Headers,
     MethodAborted,
     MethodInvoke,
     ReplyConfirmed,
@@ -301,14 +302,14 @@ class Gateway:
         except TranslateError as exc:
             reply = text_reply(exc.status, str(exc))
             self._respond(server, event.handle, event.session, reply)
-            self._log_access(event.peer, event.method, event.uri, reply, started)
+            self._log_access(event.peer, event.method, event.uri, event.headers, reply, started)
             return
         job = _Job(server, event.handle, event.peer, request, event.session, started)
         if not self._queue.push(event.peer[0], job):
             self.stats["busy"] += 1
             reply = text_reply(503, "client queue full")
             self._respond(server, event.handle, event.session, reply)
-            self._log_access(event.peer, event.method, event.uri, reply, started)
+            self._log_access(event.peer, event.method, event.uri, event.headers, reply, started)
             return
         self._jobs[(server, event.handle)] = job
         self._idle.clear()
@@ -342,12 +343,23 @@ class Gateway:
         if not self._jobs:
             self._idle.set()
         self._respond(job.server, job.handle, job.session, reply)
-        self._log_access(job.client, job.request.method, job.request.url, reply, job.started)
+        request = job.request
+        self._log_access(
+            job.client, request.method, request.url, request.headers, reply, job.started
+        )
 
     def _log_access(
-        self, client: Address, method: str, url: str, reply: Reply, started: float
+        self,
+        client: Address,
+        method: str,
+        url: str,
+        headers: Headers,
+        reply: Reply,
+        started: float,
     ) -> None:
-        """Count the answer by status class; one access line at info."""
+        """Count the answer by status class; one access line at info with what Kannel's
+        wapbox access log has (client, method, URL, content type, size, status, the
+        phone's User-Agent) and the time taken."""
         status = wsp_to_http(reply.status)
         self.stats[f"status_{status // 100}xx"] += 1
         self.stats["body_bytes"] += len(reply.data)
@@ -359,7 +371,9 @@ class Gateway:
                     method=method,
                     url=url,
                     status=status,
+                    type=name_content_type(reply.content_type),
                     bytes=len(reply.data),
+                    agent=next((v for k, v in headers if k.lower() == "user-agent"), "-"),
                     ms=round((time.perf_counter() - started) * 1000, 2),
                 )
             )

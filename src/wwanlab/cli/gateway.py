@@ -61,6 +61,7 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(
                 "--config",
+                metavar="FILE",
                 help="TOML file of these options (key = option name, e.g. port-co = 9201); "
                 "options given here win. See docs/gateway.md.",
             ),
@@ -102,6 +103,7 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 "--status",
+                metavar="ADDR:PORT",
                 help="Serve counters and sessions as JSON over HTTP at ADDR:PORT (GET /status).",
             ),
         ] = None,
