@@ -37,6 +37,7 @@ def bound(port: int) -> bool:
         (["--log-level", "chatty"], "--log-level 'chatty' is not debug, info, warning or error"),
         (["--max-sessions", "0"], "gateway limits must be at least 1"),
         (["--status", "nowhere"], "--status 'nowhere' is not HOST:PORT"),
+        (["--port-cl", "9300", "--port-co", "9300"], "--port-cl and --port-co are both 9300"),
         (["--status", "127.0.0.1:70000"], "--status '127.0.0.1:70000' is not HOST:PORT"),
     ],
 )

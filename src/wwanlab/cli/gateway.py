@@ -123,6 +123,8 @@ def _config(o: dict[str, Any]) -> GatewayConfig:
     for name in ("port_cl", "port_co"):
         if not 0 <= o[name] <= 65535:
             raise UsageError(f"--{name.replace('_', '-')} {o[name]} is not a port number")
+    if o["port_cl"] == o["port_co"] != 0:
+        raise UsageError(f"--port-cl and --port-co are both {o['port_co']}: each needs its own")
     try:
         limits = GatewayLimits(
             max_sessions=o["max_sessions"],
