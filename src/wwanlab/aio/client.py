@@ -25,7 +25,11 @@ from wwanlab.core.errors import WwanlabError
 from wwanlab.core.events import Event
 from wwanlab.wap.wsp.common import MethodRequests, split_content_type
 from wwanlab.wap.wsp.connectionless import ConnectionlessClient as UnitClient
-from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
+from wwanlab.wap.wsp.constants import (
+    CONNECTION_ORIENTED_PORT,
+    CONNECTIONLESS_PORT,
+    abort_reason_name,
+)
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.events import (
     Connected,
@@ -57,13 +61,14 @@ class WapAborted(WapError):
     """The method (or its session) was aborted; ``abort_type`` and ``reason`` per WTP 9.3.4.
 
     WSP passes on WTP's own aborts by their provider reason (WTP 9.3.4.1, 0x00-0x0A) and
-    user aborts by WSP's reason (WSP Table 35, 0xE0 and up), so the reason gives the type.
+    user aborts by WSP's reason (WSP Table 35, 0xE0 and up), so the reason gives the type;
+    the message names it (``NORESPONSE``).
     """
 
     def __init__(self, reason: int) -> None:
         provider = reason <= max(WtpReason)
         who = "provider" if provider else "user"
-        super().__init__(f"transaction aborted: {who} reason {reason:#04x}")
+        super().__init__(f"transaction aborted: {who} reason {abort_reason_name(reason)}")
         self.abort_type = AbortType.PROVIDER if provider else AbortType.USER
         self.reason = reason
 
@@ -140,6 +145,13 @@ class WapClient:
     @property
     def session_id(self) -> int | None:
         return self.session.session_id
+
+    @property
+    def local_address(self) -> Address:
+        """The address the client sends from (bound on ``connect``)."""
+        if self._driver is None:
+            raise WapError("no socket: connect first")
+        return self._driver.local_address
 
     @property
     def capabilities(self) -> Negotiated:
