@@ -162,7 +162,7 @@ def to_reply(
         if compiled is not None:  # else not well-formed: pass the text through
             content_type, body = compiled
     elif base == "text/xml" and any(
-        r.essence == SOAP_WBXML for r, _ in parse_media_ranges(accept)
+        r.essence == SOAP_WBXML and q > 0 for r, q in parse_media_ranges(accept)
     ):
         # only a phone that names WBXML SOAP gets it (not */*); XML the encoder
         # refuses passes through as it came
