@@ -33,7 +33,7 @@ from pathlib import Path
 
 from wwanlab.emu.netns import EmulatorUnavailable, ip, namespace_id
 
-RUN_DIR = Path(os.environ.get("WWANLAB_RUN_DIR", "/run/wwanlab"))
+RUN_DIR = Path("/run/wwanlab")  # tmpfs: slot files vanish at boot with the instances
 SUBNET = ipaddress.IPv4Network("100.64.0.0/10")  # RFC 6598 shared address space
 PREFIX = 30  # a point-to-point pair of usable addresses per instance
 MAX_SLOTS = 1024
