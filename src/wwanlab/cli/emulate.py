@@ -95,7 +95,7 @@ def _report(summary: dict[str, Any], as_json: bool) -> None:
         return
     counters = summary.get("forwarder") or {}
     parts = [
-        f"{d} {c['packets']} packets {c['bytes']} bytes"
+        f"{d} {c.get('packets', '?')} packets {c.get('bytes', '?')} bytes"
         for d in ("down", "up")
         if isinstance(c := counters.get(d), dict)
     ]
