@@ -2,6 +2,7 @@
 beyond it, and nothing of an instance is left after it ends (pass-through forwarder)."""
 
 import asyncio
+import errno
 import hashlib
 import json
 import os
@@ -261,3 +262,18 @@ def test_bad_arguments_are_refused_before_anything_is_made(kwargs, message):
         EmulatedLink(**kwargs)
     assert message in str(info.value)
     assert json.dumps(sorted(nat.tables())) == before
+
+
+def test_guard_raises_when_the_link_breaks_under_a_running_command():
+    async def main():
+        async with EmulatedLink("serial-9k6") as link:
+            proc = await link.spawn(["sleep", "30"])
+            ip(["link", "del", f"wwl{slot_of(link.host_address)}h"])  # pulled from under it
+            with pytest.raises(OSError) as info:
+                await asyncio.wait_for(link.guard(proc.wait()), 10)
+            return link.summary()["host_address"], info.value.errno, proc.returncode
+
+    host, code, returncode = asyncio.run(main())
+    assert code == errno.EBADFD
+    assert returncode is None or returncode < 0  # still running when guard raised
+    wait_clean(host)

@@ -74,7 +74,11 @@ def register(app: typer.Typer) -> None:
             pcap_prefix=pcap,
             log=log,
         )
-        status, summary = asyncio.run(shell.run(emulated, command or shell.default_command()))
+        try:
+            status, summary = asyncio.run(shell.run(emulated, command or shell.default_command()))
+        except OSError as exc:  # the link failed under the command; all is removed by now
+            print(f"wwanlab emulate: the link failed: {exc}", file=sys.stderr)
+            raise typer.Exit(1) from None
         _report(summary, json)
         raise typer.Exit(status)
 

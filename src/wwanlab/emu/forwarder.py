@@ -38,14 +38,17 @@ class Forwarder:
         self._inner = inner_fd
         self._outer = outer_fd
         self._counts = {d: {"packets": 0, "bytes": 0, "write_errors": 0} for d in ("down", "up")}
+        self._failed: asyncio.Future[None] | None = None
 
     async def run(self) -> None:
-        """Forward until cancelled."""
+        """Forward until cancelled; a device that cannot be read any more (deleted under
+        us) ends it with that error."""
         loop = asyncio.get_running_loop()
+        self._failed = loop.create_future()
         loop.add_reader(self._inner, self._pump, self._inner, self._outer, "up")
         loop.add_reader(self._outer, self._pump, self._outer, self._inner, "down")
         try:
-            await asyncio.Event().wait()
+            await self._failed
         finally:
             loop.remove_reader(self._inner)
             loop.remove_reader(self._outer)
@@ -56,6 +59,10 @@ class Forwarder:
             try:
                 packet = os.read(src, MAX_PACKET)
             except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if self._failed is not None and not self._failed.done():
+                    self._failed.set_exception(exc)
                 return
             try:
                 os.write(dst, packet)

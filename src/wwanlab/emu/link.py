@@ -31,12 +31,11 @@ Example (as root)::
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -125,6 +124,20 @@ class EmulatedLink:
         stay there when used from the event loop afterwards."""
         return await asyncio.wrap_future(self._live_ns().submit(fn))
 
+    async def guard(self, aw: Awaitable[T]) -> T:
+        """Await ``aw``; if the forwarder stops first (the link is then down), cancel
+        ``aw`` and raise the forwarder's error."""
+        forwarding = self._task
+        if forwarding is None:
+            raise RuntimeError("the link is not set up: use 'async with EmulatedLink(...)'")
+        waiting = asyncio.ensure_future(aw)
+        await asyncio.wait({waiting, forwarding}, return_when=asyncio.FIRST_COMPLETED)
+        if waiting.done():
+            return waiting.result()
+        waiting.cancel()
+        forwarding.result()  # raises the forwarder's error
+        raise RuntimeError("the forwarder stopped")
+
     def summary(self) -> dict[str, Any]:
         """The link, its addresses and the forwarder's counters (final after exit)."""
         counters = self._summary
@@ -210,11 +223,12 @@ class EmulatedLink:
     async def _tear_down(self) -> None:
         """Stop forwarding, drop devices and the namespace, and let the guardian finish
         (it kills what is left inside, deletes the table, restores forwarding)."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.wait({task})
+            if not task.cancelled():
+                task.exception()  # seen: ``guard`` is where a forwarder error is raised
         if self._forwarder is not None:
             self._summary = self._forwarder.summary()
         for fd in self._fds:

@@ -54,7 +54,7 @@ async def run(link: EmulatedLink, argv: Sequence[str]) -> tuple[int, dict[str, A
             for sig in FORWARDED:
                 loop.add_signal_handler(sig, stop, sig)
             try:
-                returncode = await proc.wait()
+                returncode = await link.guard(proc.wait())
             finally:
                 for sig in FORWARDED:
                     loop.remove_signal_handler(sig)
