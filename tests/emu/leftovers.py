@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from wwanlab.emu import instances, nat
+from wwanlab.emu.netns import tasks_in
 
 can_emulate = pytest.mark.skipif(
     os.geteuid() != 0
@@ -39,29 +40,36 @@ def slot_of(host_address: str) -> int:
     return offset // 4
 
 
-def namespace_members(ns: tuple[int, int]) -> list[str]:
-    """/proc entries (processes and threads) whose network namespace is ``ns``."""
+def descriptors_of(ns: tuple[int, int]) -> list[str]:
+    """Open descriptors (/proc/PID/fd/N) that keep the namespace ``ns`` alive."""
+    target = f"net:[{ns[1]}]"
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            tids = os.listdir(f"/proc/{pid}/task")
+            fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
-        for tid in tids:
+        for fd in fds:
             try:
-                st = os.stat(f"/proc/{pid}/task/{tid}/ns/net")
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                    found.append(f"/proc/{pid}/fd/{fd}")
             except OSError:
                 continue
-            if (st.st_dev, st.st_ino) == ns:
-                found.append(f"{pid}/{tid}")
     return found
 
 
 def leftovers(host_address: str, ns: tuple[int, int] | None = None) -> list[str]:
     """Everything of the instance at ``host_address`` still present; empty when clean."""
     n = slot_of(host_address)
+    left: list[str] = []
+    if ns is not None:
+        left += [f"namespace member {pid}/{tid}" for pid, tid in tasks_in(ns)]
+        left += [f"namespace held by {fd}" for fd in descriptors_of(ns)]
+        if instances.holder(n) not in (None, f"{ns[0]}-{ns[1]}"):
+            # A later instance holds the slot, so this one's guardian has finished and
+            # the devices, routes and table of that number are the newcomer's.
+            return left
     subnet = ipaddress.IPv4Network((host_address, 30), strict=False)
-    left = []
     links = json.loads(subprocess.run(["ip", "-j", "link"], capture_output=True).stdout)
     left += [f"device {x['ifname']}" for x in links if x["ifname"] in (f"wwl{n}h", f"wwl{n}i")]
     routes = json.loads(
@@ -76,9 +84,14 @@ def leftovers(host_address: str, ns: tuple[int, int] | None = None) -> list[str]
     ]
     if instances.table_name(n) in nat.tables():
         left.append(f"nft table {instances.table_name(n)}")
-    if ns is not None:
-        left += [f"namespace member {m}" for m in namespace_members(ns)]
     return left
+
+
+def stale_tables() -> list[str]:
+    """Emulator tables whose slot nobody holds: what a failed start would leave."""
+    live = instances.live_slots()
+    prefix = instances.TABLE_PREFIX
+    return [t for t in nat.tables() if int(t.removeprefix(prefix)) not in live]
 
 
 def wait_clean(host_address: str, ns: tuple[int, int] | None = None, timeout: float = 10) -> None:

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.emu.leftovers import can_emulate, gone, leftovers, wait_clean
+from tests.emu.leftovers import can_emulate, gone, leftovers, stale_tables, wait_clean
 from tests.experiments.invoke import wwanlab
 
-from wwanlab.emu import nat, netns
+from wwanlab.emu import instances, netns
 
 pytestmark = can_emulate
 
@@ -108,12 +108,11 @@ def test_default_command_is_the_users_shell(tmp_path):
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_nothing_made(args, message):
-    before = sorted(nat.tables())
     done = emulate(*args)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert message in done.stderr
-    assert sorted(nat.tables()) == before
+    assert stale_tables() == []
 
 
 @pytest.mark.parametrize(
@@ -126,12 +125,11 @@ def test_bad_input_is_one_line_exit_2_and_nothing_made(args, message):
 )
 def test_a_machine_that_cannot_emulate_gets_one_line_exit_2(patch, message, capsys, monkeypatch):
     monkeypatch.setattr(*patch)
-    before = sorted(nat.tables())
     code, out, err = wwanlab(capsys, monkeypatch, "emulate", "--link", "serial-9k6", "--", "true")
     assert (code, out) == (2, "")
     assert err.startswith("wwanlab: error: ") and err.count("\n") == 1
     assert message in err
-    assert sorted(nat.tables()) == before
+    assert stale_tables() == []
 
 
 def start(tmp_path: Path, inner: str) -> tuple[subprocess.Popen[str], str, tuple[int, int], int]:
@@ -186,3 +184,36 @@ def test_kill_9_of_wwanlab_and_the_guardian_cleans_up(tmp_path):
     proc.wait(30)
     wait_clean(host, ns)
     assert gone(pid)
+
+
+def test_kill_9_of_an_outer_emulator_takes_the_nested_one_with_it(tmp_path):
+    outer_report, inner_report = tmp_path / "outer", tmp_path / "inner"
+    script = tmp_path / "inner.sh"
+    script.write_text(REPORT.format(file=inner_report) + "\nexec sleep 60\n")
+    proc = subprocess.Popen(
+        [
+            WWANLAB,
+            "emulate",
+            "--link",
+            "serial-9k6",
+            "--",
+            "sh",
+            "-c",
+            REPORT.format(file=outer_report)
+            + f"; {WWANLAB} emulate --link gprs-one-user -- sh {script}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    outer_host, outer_ns, _ = read_report(outer_report)
+    inner_host, inner_ns, inner_pid = read_report(inner_report)
+    proc.kill()
+    proc.wait(30)
+    wait_clean(outer_host, outer_ns)
+    wait_clean(inner_host, inner_ns)
+    assert gone(inner_pid)
+    # The nested instance turned forwarding on in the outer one's namespace, which is
+    # gone; the next start sweeps its note away.
+    assert emulate("--link", "serial-9k6", "--", "true").returncode == 0
+    assert not (instances.RUN_DIR / f"forward-{outer_ns[0]}-{outer_ns[1]}").exists()

@@ -4,7 +4,6 @@ beyond it, and nothing of an instance is left after it ends (pass-through forwar
 import asyncio
 import errno
 import hashlib
-import json
 import os
 import random
 import socket
@@ -13,12 +12,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.emu.leftovers import can_emulate, gone, leftovers, slot_of, wait_clean
+from tests.emu.leftovers import (
+    can_emulate,
+    gone,
+    leftovers,
+    slot_of,
+    stale_tables,
+    wait_clean,
+)
 
 from wwanlab.core.errors import UsageError
 from wwanlab.emu import instances, nat
 from wwanlab.emu.link import EmulatedLink
-from wwanlab.emu.netns import Namespace, ip
+from wwanlab.emu.netns import Namespace, ip, namespace_id
 
 pytestmark = can_emulate
 
@@ -50,12 +56,11 @@ def test_udp_echo_from_inside_to_the_host_address():
             echoes = await asyncio.to_thread(exchange)
             server.close()
             client.close()
-            # Only the routes differ between namespaces: the inside's own address is
-            # not reachable from the caller except through the link.
             routes = await link.run_in_namespace(lambda: ip(["-4", "route"]))
-            return link.host_address, link.inner_address, seen, echoes, payloads, routes, link
+            ns = namespace_id(link.netns)
+            return link.host_address, link.inner_address, seen, echoes, payloads, routes, link, ns
 
-    host, inner, seen, echoes, payloads, routes, link = asyncio.run(main())
+    host, inner, seen, echoes, payloads, routes, link, ns = asyncio.run(main())
     assert echoes == [p[::-1] for p in payloads]
     assert seen == [inner] * len(payloads)  # traffic to WWANLAB_HOST is not masqueraded
     assert f"default via {host} dev wwl{slot_of(host)}i" in routes
@@ -64,7 +69,7 @@ def test_udp_echo_from_inside_to_the_host_address():
     assert counters["up"]["packets"] == len(payloads)
     assert counters["up"]["bytes"] == sum(len(p) + ip_udp for p in payloads)
     assert counters["down"]["bytes"] == counters["up"]["bytes"]
-    assert leftovers(host) == []
+    assert leftovers(host, ns) == []
 
 
 def test_tcp_transfer_from_a_process_inside_to_a_server_on_the_host():
@@ -94,15 +99,15 @@ def test_tcp_transfer_from_a_process_inside_to_a_server_on_the_host():
             out, _ = await proc.communicate()
             server.close()
             await server.wait_closed()
-            return proc.returncode, out.decode().strip(), link
+            return proc.returncode, out.decode().strip(), link, namespace_id(link.netns)
 
-    returncode, digest, link = asyncio.run(main())
+    returncode, digest, link, ns = asyncio.run(main())
     assert returncode == 0
     assert digest == hashlib.sha256(blob).hexdigest()
     counters = link.summary()["forwarder"]
     assert counters["down"]["bytes"] > len(blob)  # the payload plus IP and TCP headers
     assert counters["up"]["packets"] > 0
-    assert leftovers(link.summary()["host_address"]) == []
+    assert leftovers(link.summary()["host_address"], ns) == []
 
 
 def test_routing_and_masquerade_to_a_server_beyond_the_host(tmp_path):
@@ -153,19 +158,20 @@ def test_routing_and_masquerade_to_a_server_beyond_the_host(tmp_path):
                 client.close()
                 host = link.host_address
                 inner = link.inner_address
+                ns = namespace_id(link.netns)
             server.close()
-            return table, forwarding, peer, reply, source, host, inner
+            return table, forwarding, peer, reply, source, host, inner, ns
         finally:
             subprocess.run(["ip", "link", "del", veth], capture_output=True)
             far.close()
 
-    table, forwarding, peer, reply, source, host, inner = asyncio.run(main())
+    table, forwarding, peer, reply, source, host, inner, ns = asyncio.run(main())
     assert f"ip saddr {inner} oifname != " in table and "masquerade" in table
     assert forwarding == "1"
     assert peer == "198.18.0.1"  # masqueraded to the caller's address on that network
     assert reply == b"BEYOND"
     assert source == ("198.18.0.2", source[1])
-    assert leftovers(host) == []
+    assert leftovers(host, ns) == []
 
 
 def test_two_links_at_once_get_their_own_addresses_and_both_carry_traffic():
@@ -181,12 +187,13 @@ def test_two_links_at_once_get_their_own_addresses_and_both_carry_traffic():
                 got.append(await asyncio.to_thread(server.recvfrom, 10))
                 client.close()
                 server.close()
-            return a.host_address, b.host_address, a.inner_address, b.inner_address, got
+            ns = {a.host_address: namespace_id(a.netns), b.host_address: namespace_id(b.netns)}
+            return a.host_address, b.host_address, a.inner_address, b.inner_address, got, ns
 
-    host_a, host_b, inner_a, inner_b, got = asyncio.run(main())
+    host_a, host_b, inner_a, inner_b, got, ns = asyncio.run(main())
     assert len({host_a, host_b, inner_a, inner_b}) == 4
     assert [peer[0] for _, peer in got] == [inner_a, inner_b]
-    assert leftovers(host_a) == leftovers(host_b) == []
+    assert leftovers(host_a, ns[host_a]) == leftovers(host_b, ns[host_b]) == []
 
 
 def test_everything_goes_when_the_body_raises_and_processes_inside_are_killed():
@@ -257,11 +264,10 @@ def test_a_stale_table_is_swept_and_a_live_ones_is_kept():
     ],
 )
 def test_bad_arguments_are_refused_before_anything_is_made(kwargs, message):
-    before = json.dumps(sorted(nat.tables()))
     with pytest.raises(UsageError) as info:
         EmulatedLink(**kwargs)
     assert message in str(info.value)
-    assert json.dumps(sorted(nat.tables())) == before
+    assert stale_tables() == []
 
 
 def test_guard_raises_when_the_link_breaks_under_a_running_command():
@@ -271,9 +277,10 @@ def test_guard_raises_when_the_link_breaks_under_a_running_command():
             ip(["link", "del", f"wwl{slot_of(link.host_address)}h"])  # pulled from under it
             with pytest.raises(OSError) as info:
                 await asyncio.wait_for(link.guard(proc.wait()), 10)
-            return link.summary()["host_address"], info.value.errno, proc.returncode
+            ns = namespace_id(link.netns)
+            return link.summary()["host_address"], info.value.errno, proc.returncode, ns
 
-    host, code, returncode = asyncio.run(main())
+    host, code, returncode, ns = asyncio.run(main())
     assert code == errno.EBADFD
     assert returncode is None or returncode < 0  # still running when guard raised
-    wait_clean(host)
+    wait_clean(host, ns)

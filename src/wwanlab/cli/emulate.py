@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
         )
         try:
             status, summary = asyncio.run(shell.run(emulated, command or shell.default_command()))
-        except OSError as exc:  # the link failed under the command; all is removed by now
+        except OSError as exc:  # the link failed; everything is removed by now
             print(f"wwanlab emulate: the link failed: {exc}", file=sys.stderr)
             raise typer.Exit(1) from None
         _report(summary, json)

@@ -6,7 +6,8 @@ locked file descriptor. It waits for end-of-file on the pipe, which comes when t
 instance closes the pipe or dies in any way, even by ``kill -9``. Then it
 
 1. kills every process still in the inner namespace (a daemon the command left
-   behind, or the command itself if wwanlab died first), so the namespace ends;
+   behind, or the command itself if wwanlab died first), and their descendants (a
+   nested emulator's command), so the namespace ends;
 2. deletes the instance's nftables table;
 3. restores IPv4 forwarding if this was the namespace's last instance;
 4. exits, which frees the slot.
@@ -32,14 +33,38 @@ KILL_PAUSE = 0.02  # seconds between rounds
 
 
 def kill_all(ns: tuple[int, int]) -> None:
+    """SIGKILL every process in ``ns`` and every descendant of one, wherever it is:
+    a nested emulator's command lives in a namespace of its own, and its guardian
+    is among those killed here, so this is the only chance to reach it."""
     for _ in range(KILL_ROUNDS):
-        pids = processes_in(ns)
+        pids = with_descendants(processes_in(ns))
         if not pids:
             return
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         time.sleep(KILL_PAUSE)
+
+
+def with_descendants(pids: list[int]) -> set[int]:
+    """``pids`` and all their children, grandchildren, ... as /proc shows them now."""
+    children: dict[int, list[int]] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue  # the process ended while we looked
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])  # after "(comm)": state, ppid
+        children.setdefault(ppid, []).append(int(entry))
+    found: set[int] = set()
+    todo = list(pids)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, ()))
+    return found
 
 
 def clean(slot: int, ns: tuple[int, int]) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from wwanlab.emu.netns import EmulatorUnavailable, ip, namespace_id
+from wwanlab.emu.netns import EmulatorUnavailable, ip, namespace_id, tasks_in
 
 RUN_DIR = Path("/run/wwanlab")  # tmpfs: slot files vanish at boot with the instances
 SUBNET = ipaddress.IPv4Network("100.64.0.0/10")  # RFC 6598 shared address space
@@ -71,6 +71,11 @@ class Slot:
     @property
     def table(self) -> str:
         return table_name(self.number)
+
+    def record(self, inner: tuple[int, int]) -> None:
+        """Note the inner namespace beside the caller's in the slot file, so that who
+        holds a slot can be told apart from an earlier holder of the same number."""
+        os.pwrite(self.fd, f"{caller_namespace()} {inner[0]}-{inner[1]}".encode(), 0)
 
     def release(self) -> None:
         os.close(self.fd)
@@ -142,7 +147,8 @@ def allocate() -> Slot:
 
 
 def live_slots() -> dict[int, str]:
-    """Slot numbers held by live instances, with the namespace each was started in."""
+    """Slot numbers held by live instances, with the namespace each was started in
+    (``DEV-INODE``)."""
     live = {}
     for path in RUN_DIR.glob("slot-*"):
         number = int(path.name.removeprefix("slot-"))
@@ -150,8 +156,17 @@ def live_slots() -> dict[int, str]:
         if fd is not None:
             os.close(fd)
             continue
-        live[number] = path.read_text()
+        live[number] = path.read_text().partition(" ")[0]
     return live
+
+
+def holder(number: int) -> str | None:
+    """The inner namespace (``DEV-INODE``) of the live instance in slot ``number``;
+    None if the slot is free, ``""`` if its holder has not made its namespace yet."""
+    if number not in live_slots():
+        return None
+    fields = (RUN_DIR / f"slot-{number}").read_text().split()
+    return fields[1] if len(fields) > 1 else ""
 
 
 def enable_forwarding() -> None:
@@ -164,7 +179,23 @@ def enable_forwarding() -> None:
     note = RUN_DIR / f"forward-{caller_namespace()}"
     if not note.exists():
         note.write_text("0")
-    IP_FORWARD.write_text("1")
+    try:
+        IP_FORWARD.write_text("1")
+    except OSError as exc:
+        note.unlink()
+        raise EmulatorUnavailable(f"cannot turn on IPv4 forwarding: {exc.strerror}") from None
+
+
+def sweep_notes() -> list[str]:
+    """Remove forwarding notes of namespaces that no longer exist (a nested instance's,
+    killed with the outer one); their names. Call with ``registry_lock`` held."""
+    removed = []
+    for note in RUN_DIR.glob("forward-*"):
+        dev, _, ino = note.name.removeprefix("forward-").partition("-")
+        if not tasks_in((int(dev), int(ino))):
+            note.unlink(missing_ok=True)
+            removed.append(note.name)
+    return removed
 
 
 def restore_forwarding(own: int) -> None:

@@ -179,9 +179,11 @@ class EmulatedLink:
     def _set_up(self) -> None:
         with instances.registry_lock():
             nat.sweep()
+            instances.sweep_notes()
             slot = self._slot = instances.allocate()
             instances.enable_forwarding()
         ns = self._ns = Namespace()
+        slot.record(ns.id)
         self._guardian = subprocess.Popen(
             [sys.executable, "-m", "wwanlab.emu.guardian", str(slot.number), *map(str, ns.id)],
             stdin=subprocess.PIPE,

@@ -14,6 +14,7 @@ import json
 import subprocess
 
 from wwanlab.emu import instances
+from wwanlab.emu.netns import EmulatorUnavailable
 
 
 def _nft(args: list[str], *, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -31,7 +32,7 @@ def add_masquerade(table: str, inner_address: str, host_device: str) -> None:
     )
     done = _nft(["-f", "-"], stdin=ruleset)
     if done.returncode != 0:
-        raise OSError(f"nft could not add table {table}: {done.stderr.strip()}")
+        raise EmulatorUnavailable(f"nftables refused the NAT table: {done.stderr.strip()}")
 
 
 def delete_table(table: str) -> bool:

@@ -180,3 +180,21 @@ def processes_in(ns: tuple[int, int]) -> list[int]:
         except OSError:
             continue  # the process ended while we looked
     return found
+
+
+def tasks_in(ns: tuple[int, int]) -> list[tuple[int, int]]:
+    """(process id, thread id) of every thread whose network namespace is ``ns``: the
+    namespace exists while this is not empty (or a descriptor holds it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                if namespace_id(f"/proc/{pid}/task/{tid}/ns/net") == ns:
+                    found.append((int(pid), int(tid)))
+            except OSError:
+                continue
+    return found
