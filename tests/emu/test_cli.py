@@ -217,3 +217,10 @@ def test_kill_9_of_an_outer_emulator_takes_the_nested_one_with_it(tmp_path):
     # gone; the next start sweeps its note away.
     assert emulate("--link", "serial-9k6", "--", "true").returncode == 0
     assert not (instances.RUN_DIR / f"forward-{outer_ns[0]}-{outer_ns[1]}").exists()
+
+
+def test_plot_of_an_unreadable_log_is_one_line_exit_2(tmp_path):
+    done = emulate("--plot", str(tmp_path / "none.csv"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("wwanlab: error: ") and done.stderr.count("\n") == 1
+    assert not (tmp_path / "none.png").exists()

@@ -49,7 +49,9 @@ def register(app: typer.Typer) -> None:
         plot: Annotated[
             Path | None, typer.Option(help="Draw throughput and delay from a --log file.")
         ] = None,
-        out: Annotated[Path | None, typer.Option("-o", help="PNG to write for --plot.")] = None,
+        out: Annotated[
+            Path | None, typer.Option("-o", help="PNG for --plot (default: LOG with .png).")
+        ] = None,
     ) -> None:
         """Run COMMAND in a network namespace whose only way out crosses the link.
 
@@ -84,11 +86,12 @@ def register(app: typer.Typer) -> None:
 
 
 def _plot(log: Path, out: Path | None) -> None:
+    """Draw ``log`` into ``out`` (default: the log's name with ``.png``)."""
     try:
         plot = importlib.import_module("wwanlab.emu.plot")
     except ModuleNotFoundError:
         raise UsageError("--plot is not available in this build of wwanlab") from None
-    plot.plot_log(log, out)
+    print(plot.plot_log(log, out or log.with_suffix(".png")))
 
 
 def _report(summary: dict[str, Any], as_json: bool) -> None:
