@@ -51,6 +51,9 @@ from .udp import UdpDriver
 DEFAULT_HEADERS: Headers = (("Accept", "*/*"), ("User-Agent", "wwanlab"))
 CLIENT_SDU_SIZE = 1 << 20  # octets we accept in one reply, and propose to send (WSP 8.3.2.1)
 METHOD_MOR = 16  # methods we propose to have outstanding at once (WSP 8.3.2.4)
+ANY_LOCAL: Address = ("0.0.0.0", 0)
+"""The client's socket: any address, so the kernel picks the source its route to the
+gateway needs (a loopback source cannot leave the host, e.g. from an emulated link)."""
 
 
 class WapError(WwanlabError):
@@ -126,7 +129,7 @@ class WapClient:
         headers: Iterable[Header] = DEFAULT_HEADERS,
         wtp_config: WtpConfig | None = None,
         rng: random.Random | None = None,
-        local: Address = ("127.0.0.1", 0),
+        local: Address = ANY_LOCAL,
     ) -> None:
         self.gateway = gateway
         self.headers = tuple(headers)
@@ -285,7 +288,7 @@ class ConnectionlessClient:
         retry_after: float = 2.0,
         tries: int = 3,
         rng: random.Random | None = None,
-        local: Address = ("127.0.0.1", 0),
+        local: Address = ANY_LOCAL,
     ) -> None:
         if tries < 1:
             raise ValueError("tries must be at least 1")
