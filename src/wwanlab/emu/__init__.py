@@ -1,0 +1,1 @@
+"""The real-time emulator: real packets driven through the simulator's link models."""
