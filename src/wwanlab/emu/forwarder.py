@@ -17,6 +17,13 @@ slack, ``x/1000`` but at least 50 us (fs/select.c, ``select_estimate_accuracy``)
 slack), and the rest is waited afresh, short enough that only the 50 us minimum
 applies. Each packet's error (actual write minus scheduled time) goes to the summary.
 
+On a shared machine the thread must also win the CPU when its deadline comes: it
+asks for ``SCHED_FIFO`` at the lowest real-time priority (allowed to root, as the
+emulator runs), which runs it ahead of every normal process and, for real-time tasks,
+removes the timer slack altogether. It sleeps in ``select`` between packets, and
+Linux caps real-time tasks at 95% of a CPU (``sched_rt_runtime_us``) should a flood
+keep it busy. Without the privilege it runs as a normal thread.
+
 The forwarder thread needs the GIL for each packet; a busy thread of the same process
 holds it for up to the interpreter's switch interval (5 ms by default), so ``run``
 lowers that interval to ``SWITCH_INTERVAL`` while it forwards and restores it after.
@@ -47,6 +54,7 @@ READ_BATCH = 64  # packets read from one descriptor before deadlines are served 
 SHORT_WAIT = 0.001  # s: waits up to this long are left to the 50 us minimum timer slack
 SLACK_DIVISOR = 512  # a long wait ends remaining/512 early, more than select's /1000
 SWITCH_INTERVAL = 0.0002  # s: longest a busy thread keeps the GIL from the forwarder
+REALTIME_PRIORITY = 1  # sched(7): the lowest SCHED_FIFO priority, above every normal task
 
 
 class _Pipe:
@@ -106,6 +114,7 @@ class Forwarder:
         self._t0 = 0.0
         self._elapsed: float | None = None
         self._started = False
+        self._realtime = False
         self._capture: Capture | None = None
         self._log: PacketLog | None = None
 
@@ -149,12 +158,14 @@ class Forwarder:
 
     def summary(self) -> dict[str, Any]:
         """Per direction: packets, bytes, drops by reason, added delay and timer error
-        percentiles (ms), achieved rate (IP bits/s); and the seconds forwarded."""
+        percentiles (ms), achieved rate (IP bits/s); the seconds forwarded, and whether
+        the forwarder thread ran with real-time priority."""
         elapsed = self._elapsed
         if elapsed is None:
             elapsed = time.monotonic() - self._t0 if self._started else 0.0
         return {
             "elapsed_s": round(elapsed, 6),
+            "realtime": self._realtime,
             "down": self._down.stats.as_dict(),
             "up": self._up.stats.as_dict(),
         }
@@ -165,6 +176,11 @@ class Forwarder:
         self, stop_fd: int, loop: asyncio.AbstractEventLoop, done: "asyncio.Future[None]"
     ) -> None:
         try:
+            try:
+                os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REALTIME_PRIORITY))
+                self._realtime = True
+            except OSError:  # not root: the default scheduler, and its 50 us timer slack
+                pass
             self._serve(stop_fd)
         except BaseException as exc:  # handed to the awaiting task
             loop.call_soon_threadsafe(_settle, done, exc)

@@ -46,6 +46,8 @@ from wwanlab.link.presets import DIRECTIONS, get_preset
 from wwanlab.sim.ipv4 import PROTO_UDP, PacketError, build_ipv4, build_udp, parse_ipv4, parse_udp
 
 SO_TIMESTAMPNS = 35  # Linux asm-generic/socket.h (SO_TIMESTAMPNS_OLD); Python lacks it
+SO_SNDBUFFORCE = 32  # Linux asm-generic/socket.h: SO_SNDBUF beyond wmem_max, for root
+WRITE_BUFFER = 16 * 1024 * 1024  # octets: some seconds of the fastest preset's packets
 _TIMESPEC = struct.Struct("@qq")  # struct timespec: tv_sec, tv_nsec (64-bit Linux)
 DRAIN_POLL = 0.02  # s between checks that the forwarder has nothing left in flight
 ENDS = {"down": (SERVER_ADDRESS, PHONE_ADDRESS), "up": (PHONE_ADDRESS, SERVER_ADDRESS)}
@@ -93,6 +95,8 @@ async def _probe(
     phone, inner = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
     server, outer = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
     with phone, inner, server, outer:
+        for sock in (inner, outer):
+            _deepen(sock)
         rngs = link_streams(seed, link.preset.name)
         forwarder = Forwarder(
             inner.fileno(),
@@ -161,6 +165,16 @@ async def _send(
             departures[PAYLOAD.unpack_from(payload)] = time.time() - t0_wall
             await loop.sock_sendall(sock, packet)
     return departures
+
+
+def _deepen(sock: socket.socket) -> None:
+    """Let the forwarder's writes queue ``WRITE_BUFFER`` octets unread, as a TUN device
+    never makes its writer wait: a busy test process then delays its reads, not the
+    link's departures (the kernel stamps each datagram as it is written)."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, WRITE_BUFFER)
+    except PermissionError:  # not root: up to net.core.wmem_max
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WRITE_BUFFER)
 
 
 def _receive(sock: socket.socket, receiver: ProbeReceiver, t0_wall: float) -> None:
