@@ -138,15 +138,14 @@ class Forwarder:
             thread = threading.Thread(
                 target=self._thread, args=(stop_r, loop, done), name="wwanlab-forwarder"
             )
-            switch_interval = sys.getswitchinterval()
-            sys.setswitchinterval(SWITCH_INTERVAL)
+            _SWITCH.enter()
             thread.start()
             try:
                 await asyncio.shield(done)
             finally:
                 os.write(stop_w, b"x")
                 thread.join()
-                sys.setswitchinterval(switch_interval)
+                _SWITCH.leave()
                 os.close(stop_r)
                 os.close(stop_w)
         finally:
@@ -289,6 +288,32 @@ class Forwarder:
                 capture.left(pipe.name, sent, packet)
             if log is not None:
                 log.departed(pipe.name, len(packet), arrival, scheduled, sent)
+
+
+class _SwitchInterval:
+    """Keeps the interpreter's switch interval at ``SWITCH_INTERVAL`` while any
+    forwarder runs, and gives back the previous value when the last one stops."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._saved = 0.0
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._running == 0:
+                self._saved = sys.getswitchinterval()
+                sys.setswitchinterval(SWITCH_INTERVAL)
+            self._running += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._running -= 1
+            if self._running == 0:
+                sys.setswitchinterval(self._saved)
+
+
+_SWITCH = _SwitchInterval()
 
 
 def _settle(done: "asyncio.Future[None]", exc: BaseException | None) -> None:
