@@ -183,3 +183,14 @@ def test_an_unwritable_pcap_prefix_is_a_usage_error(rig, tmp_path):
 
     with pytest.raises(UsageError, match="cannot write pcap"):
         asyncio.run(main())
+
+
+def test_an_unwritable_log_leaves_no_pcap_behind(rig, tmp_path):
+    async def main():
+        options = {"pcap_prefix": tmp_path / "run", "log": tmp_path / "no" / "log.csv"}
+        async with rig(Direction([]), Direction([]), **options):
+            pass
+
+    with pytest.raises(UsageError, match="cannot write log"):
+        asyncio.run(main())
+    assert list(tmp_path.iterdir()) == []

@@ -34,12 +34,13 @@ class Capture:
 
     def __init__(self, prefix: Path, epoch: float) -> None:
         self.epoch = epoch
+        self._paths = pcap_paths(prefix)
         self._writers: dict[str, PcapWriter] = {}
         try:
-            for side, path in pcap_paths(prefix).items():
+            for side, path in self._paths.items():
                 self._writers[side] = PcapWriter(path)
         except OSError as exc:
-            self.close()
+            self.discard()
             raise UsageError(
                 f"cannot write pcap file {str(exc.filename)!r}: {exc.strerror}"
             ) from None
@@ -53,6 +54,12 @@ class Capture:
     def close(self) -> None:
         for writer in self._writers.values():
             writer.close()
+
+    def discard(self) -> None:
+        """Close and remove the files: a run that could not start leaves nothing behind."""
+        self.close()
+        for side in self._writers:
+            self._paths[side].unlink(missing_ok=True)
 
 
 class PacketLog:

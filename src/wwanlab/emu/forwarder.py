@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from wwanlab.core.errors import UsageError
 from wwanlab.emu.capture import Capture, PacketLog
 from wwanlab.emu.summary import DirectionStats
 from wwanlab.link.base import Direction, Drop
@@ -86,7 +87,7 @@ class _Pipe:
         self.heap: list[tuple[float, int, float, bytes]] = []
         self.seq = 0
         self.blocked = False  # the last write met EAGAIN: wait until dst is writable
-        self.open = True  # a zero-length read means the far end closed
+        self.open = True  # a zero-length read (end of file: no IPv4 packet is empty)
 
 
 class Forwarder:
@@ -129,7 +130,13 @@ class Forwarder:
             if self.pcap_prefix is not None:
                 self._capture = Capture(self.pcap_prefix, epoch)
             if self.log is not None:
-                self._log = PacketLog(self.log, epoch)
+                try:
+                    self._log = PacketLog(self.log, epoch)
+                except UsageError:
+                    if self._capture is not None:
+                        self._capture.discard()
+                        self._capture = None
+                    raise
             for fd in (self._up.src, self._down.src):
                 os.set_blocking(fd, False)
             loop = asyncio.get_running_loop()
