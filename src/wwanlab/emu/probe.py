@@ -17,6 +17,7 @@ event loop latency is charged to the link.
 import asyncio
 import contextlib
 import dataclasses
+import random
 import socket
 import struct
 import time
@@ -53,7 +54,7 @@ DRAIN_POLL = 0.02  # s between checks that the forwarder has nothing left in fli
 ENDS = {"down": (SERVER_ADDRESS, PHONE_ADDRESS), "up": (PHONE_ADDRESS, SERVER_ADDRESS)}
 
 
-def link_streams(seed: int, link_name: str) -> dict[str, Any]:
+def link_streams(seed: int, link_name: str) -> dict[str, random.Random]:
     """The random streams the simulator's probe gives its link's two channels."""
     streams = RngStreams(seed)
     return {
