@@ -166,3 +166,24 @@ def test_the_switch_interval_is_short_while_forwarders_run_and_restored_after(ri
     seen = asyncio.run(main())
     assert seen == pytest.approx([SWITCH_INTERVAL, SWITCH_INTERVAL])
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+@pytest.mark.parametrize("fifo", [True, False])
+def test_random_delays_reorder_packets_only_on_a_non_fifo_direction(rig, fifo):
+    from wwanlab.link.delay import UniformDelay
+
+    n = 40
+
+    async def main():
+        down = Direction([UniformDelay(0.0, 0.050)], fifo=fifo)
+        async with rig(down, Direction([])) as r:
+            for i in range(n):
+                r.server.send(i.to_bytes(2, "big"))
+            got = await r.receive(r.phone, n)
+            return [int.from_bytes(p, "big") for p in got]
+
+    order = asyncio.run(main())
+    assert sorted(order) == list(range(n))
+    # 40 independent delays of 0-50 ms sent within a millisecond: in order by chance
+    # with probability about 1/40!, so a non-FIFO link reorders them.
+    assert (order == list(range(n))) is fifo
