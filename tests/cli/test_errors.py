@@ -64,7 +64,7 @@ def test_malformed_and_missing_scenario_files(
     unknown = tmp_path / "unknown.toml"
     unknown.write_text('name = "x"\nkind = "probe"\n[link]\npreset = "nope"\n')
     err = one_line_error(*wwanlab(capsys, monkeypatch, "run", str(unknown), "--jobs", "1"))
-    assert "unknown link preset 'nope'" in err
+    assert "link.preset must be one of " in err and err.endswith("got 'nope'\n")
 
 
 def test_real_console_script(tmp_path: Path) -> None:

@@ -1,14 +1,21 @@
 """``wwanlab reproduce NAME|all``: a paper's results beside ours, claim by claim."""
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption, print_json
+from wwanlab.cli.common import (
+    DbOption,
+    JobsOption,
+    JsonOption,
+    SchedulerOption,
+    check_before_work,
+    output_console,
+    output_folder,
+    print_json,
+)
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.reproduction import load_reproductions, reproduce, select
 from wwanlab.experiments.store import DEFAULT_DB
@@ -49,14 +56,10 @@ def register(app: typer.Typer) -> None:
             else:
                 print("no reproductions are registered")
             return
+        output_folder(out)
+        check_before_work(jobs=jobs, scheduler=scheduler, db=db)
         results = reproduce(
-            chosen,
-            quick=quick,
-            out=out,
-            jobs=jobs,
-            scheduler=scheduler,
-            progress=not json and sys.stderr.isatty(),
-            db=db,
+            chosen, quick=quick, out=out, jobs=jobs, scheduler=scheduler, progress=True, db=db
         )
         by_name = {r.name: r for r in chosen}
         summary: list[dict[str, Any]] = [
@@ -77,7 +80,7 @@ def register(app: typer.Typer) -> None:
         if json:
             print_json({"reproductions": summary, "index": str(out / "index.html")})
             return
-        console = Console()
+        console = output_console()
         for entry in summary:
             table = Table(title=f"{entry['name']}: {entry['title']} ({entry['paper']})")
             for column in ("claim", "paper", "ours", "verdict"):
@@ -99,4 +102,4 @@ def _print_list(listed: list[dict[str, str]], json: bool) -> None:
         table = Table("name", "paper", "title")
         for r in listed:
             table.add_row(r["name"], r["paper"], r["title"])
-        Console().print(table)
+        output_console().print(table)
