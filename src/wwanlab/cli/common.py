@@ -63,10 +63,17 @@ def output_folder(path: Path, option: str = "--out") -> Path:
 
 
 def check_before_work(
-    *, jobs: int | None = None, scheduler: str | None = None, db: Path | None = None
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    out: Path | None = None,
+    db: Path | None = None,
 ) -> None:
-    """Refuse a bad job count, scheduler address or results database before any work."""
+    """Refuse a bad job count, scheduler address, output folder or results database
+    before any work (and before creating anything)."""
     check_executor(jobs, scheduler)
+    if out is not None:
+        output_folder(out)
     if db is not None:
         with ResultStore(db):  # opens (creates) it: a bad path fails here, not after the runs
             pass

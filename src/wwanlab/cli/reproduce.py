@@ -13,7 +13,6 @@ from wwanlab.cli.common import (
     SchedulerOption,
     check_before_work,
     output_console,
-    output_folder,
     print_json,
 )
 from wwanlab.core.errors import UsageError
@@ -56,8 +55,7 @@ def register(app: typer.Typer) -> None:
             else:
                 print("no reproductions are registered")
             return
-        output_folder(out)
-        check_before_work(jobs=jobs, scheduler=scheduler, db=db)
+        check_before_work(jobs=jobs, scheduler=scheduler, out=out, db=db)
         results = reproduce(
             chosen, quick=quick, out=out, jobs=jobs, scheduler=scheduler, progress=True, db=db
         )

@@ -12,7 +12,6 @@ from wwanlab.cli.common import (
     SchedulerOption,
     check_before_work,
     output_console,
-    output_folder,
     print_json,
 )
 from wwanlab.experiments.runner import run_scenario
@@ -38,8 +37,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a scenario's sweep and repetitions; rows go to DuckDB, CSV and HTML."""
         scenario = load_scenario(scenario_file)
-        output_folder(out)
-        check_before_work(jobs=jobs, scheduler=scheduler, db=db)
+        check_before_work(jobs=jobs, scheduler=scheduler, out=out, db=db)
         runs = scenario.runs()
         rows = run_scenario(scenario, jobs=jobs, scheduler=scheduler, progress=True)
         with ResultStore(db) as store:
