@@ -68,6 +68,9 @@ for _name in COMMAND_MODULES:
 CLICK_ERRORS = importlib.import_module(typer.BadParameter.__module__)
 """The exception classes of the click typer parses with (its own copy in newer typers)."""
 
+NO_ARGS_IS_HELP = getattr(CLICK_ERRORS, "NoArgsIsHelpError", ())
+"""A group run without a command (click 8.2 and later; before, it exits by itself)."""
+
 
 def error_line(message: str) -> str:
     """``message`` as the one line every input error prints."""
@@ -77,7 +80,7 @@ def error_line(message: str) -> str:
 def main() -> None:
     try:
         code = app(standalone_mode=False)
-    except CLICK_ERRORS.NoArgsIsHelpError as exc:
+    except NO_ARGS_IS_HELP as exc:
         rich_utils.rich_format_error(exc)  # a bare group: its help, as before
         sys.exit(exc.exit_code)
     except CLICK_ERRORS.UsageError as exc:
