@@ -79,7 +79,7 @@ def error_line(message: str) -> str:
 
 def main() -> None:
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="wwanlab")
     except NO_ARGS_IS_HELP as exc:
         rich_utils.rich_format_error(exc)  # a bare group: its help, as before
         sys.exit(exc.exit_code)
