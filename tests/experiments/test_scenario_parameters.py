@@ -14,11 +14,11 @@ from wwanlab.experiments.scenario import (
     Parameter,
     Scalar,
     Scenario,
-    get_kind,
+    load_kinds,
     scenario_from_dict,
 )
 
-get_kind("probe")  # imports every module that registers kinds
+load_kinds()  # imports every module that registers kinds, whatever was imported before
 DECLARED = sorted(KIND_PARAMETERS)
 
 SCALARS: st.SearchStrategy[Scalar] = st.one_of(

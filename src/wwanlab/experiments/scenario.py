@@ -124,11 +124,17 @@ def package_modules(packages: Sequence[str]) -> list[str]:
     return sorted(names)
 
 
+def load_kinds() -> dict[str, RunOne]:
+    """Import every module that registers built-in kinds; the registered kinds by name."""
+    for module in [*KIND_MODULES, *package_modules(KIND_PACKAGES)]:
+        importlib.import_module(module)
+    return KINDS
+
+
 def get_kind(name: str) -> RunOne:
     """The kind ``name``, importing the modules that register the built-in kinds."""
     if name not in KINDS:
-        for module in [*KIND_MODULES, *package_modules(KIND_PACKAGES)]:
-            importlib.import_module(module)
+        load_kinds()
     try:
         return KINDS[name]
     except KeyError:
