@@ -51,3 +51,14 @@ def test_unknown_preset_exits_2_naming_it() -> None:
         result = runner.invoke(app, args, env={"COLUMNS": "200"})
         assert result.exit_code == 2
         assert "unknown link preset 'nope'" in result.output
+
+
+def test_a_pipe_gets_whole_rows_whatever_the_terminal_width() -> None:
+    """Off a terminal (CliRunner's stdout is not one) each preset is one whole row, so
+    that ``wwanlab links | grep gprs`` finds every name and its numbers on one line."""
+    result = runner.invoke(app, ["links"], env={"COLUMNS": "40"})
+    assert result.exit_code == 0, result.output
+    for name, preset in PRESETS.items():
+        rows = [line for line in result.output.splitlines() if f"│ {name} " in line]
+        assert len(rows) == 1, (name, result.output)
+        assert preset.citation.split(" ", 1)[1][:10] in rows[0]

@@ -76,3 +76,16 @@ def test_run_on_a_dask_scheduler(
     assert code == 0, err
     with ResultStore(tmp_path / "a.db") as a, ResultStore(tmp_path / "b.db") as b:
         assert a.read("cli-draws") == b.read("cli-draws")
+
+
+def test_the_run_page_links_to_an_index_that_lists_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO)
+    out = tmp_path / "out"
+    args = ["run", str(path), "--out", str(out), "--db", str(tmp_path / "w.duckdb"), "--jobs", "1"]
+    code, _, err = wwanlab(capsys, monkeypatch, *args)
+    assert code == 0, err
+    assert '<a href="index.html">All pages</a>' in (out / "cli-draws.html").read_text()
+    assert '<a href="cli-draws.html">cli-draws</a>' in (out / "index.html").read_text()

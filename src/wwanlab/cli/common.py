@@ -1,13 +1,17 @@
 """Small helpers shared by command modules."""
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from wwanlab.core.errors import UsageError
+from wwanlab.experiments.runner import check_executor
+from wwanlab.experiments.store import ResultStore
 
 # Options several commands share, declared once.
 JobsOption = Annotated[
@@ -21,6 +25,16 @@ DbOption = Annotated[Path, typer.Option("--db", help="Results database (DuckDB).
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
+PIPE_WIDTH = 1000
+"""Line width for tables written to a pipe or file: wide enough that no cell is cut."""
+
+
+def output_console() -> Console:
+    """Where tables for people go: fitted to the terminal, or, when stdout is a pipe or
+    a file, laid out at ``PIPE_WIDTH`` so that names stay whole for grep and logs."""
+    return Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH)
+
+
 def print_json(obj: Any) -> None:
     """Print one JSON object on stdout, the contract of every ``--json`` flag."""
     json.dump(obj, sys.stdout, indent=2, sort_keys=False, default=str)
@@ -31,3 +45,35 @@ def check_probability(name: str, value: float) -> float:
     if not 0.0 <= value <= 1.0:
         raise UsageError(f"{name} must be a probability in [0, 1], got {value}")
     return value
+
+
+def output_folder(path: Path, option: str = "--out") -> Path:
+    """Create the output folder ``path`` now, before any work, so that a file in the way
+    or a folder that cannot be written is reported at once, not after minutes of runs."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {str(path)!r} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise UsageError(f"cannot create folder {str(path)!r} for {option}: {reason}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write in folder {str(path)!r} for {option}")
+    return path
+
+
+def check_before_work(
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    out: Path | None = None,
+    db: Path | None = None,
+) -> None:
+    """Refuse a bad job count, scheduler address, output folder or results database
+    before any work (and before creating anything)."""
+    check_executor(jobs, scheduler)
+    if out is not None:
+        output_folder(out)
+    if db is not None:
+        with ResultStore(db):  # opens (creates) it: a bad path fails here, not after the runs
+            pass

@@ -3,10 +3,9 @@
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
-from wwanlab.cli.common import print_json
+from wwanlab.cli.common import output_console, print_json
 from wwanlab.core.errors import UsageError
 from wwanlab.link.presets import PRESETS, Preset, get_preset
 
@@ -62,7 +61,8 @@ def register(app: typer.Typer) -> None:
         if json:
             print_json({"presets": [p.to_json() for p in presets]})
             return
-        table = Table("name", "rate down / up", "delay down", "loss down / up", "citation")
+        name = Column("name", no_wrap=True)  # a preset name is typed back: never wrap it
+        table = Table(name, "rate down / up", "delay down", "loss down / up", "citation")
         for preset in presets:
             down, up = preset.configured["down"], preset.configured["up"]
             table.add_row(
@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
                 f"{_loss(down)} / {_loss(up)}",
                 _short_citation(preset.citation),
             )
-        console = Console()
+        console = output_console()
         console.print(table)
         if verbose:
             for preset in presets:

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from wwanlab.cli.common import print_json
+from wwanlab.cli.common import output_console, output_folder, print_json
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.probe import (
     DEFAULT_COUNT,
@@ -57,13 +57,13 @@ def register(app: typer.Typer) -> None:
                 )
             if trace is not None:
                 raise UsageError("--all probes every preset as configured; drop --trace")
-            results, index = probe_all(out, seed=seed, count=count)
+            results, index = probe_all(output_folder(out), seed=seed, count=count, progress=True)
             if json:
                 print_json(
                     {"presets": {n: r.to_json() for n, r in results.items()}, "index": str(index)}
                 )
             else:
-                console = Console()
+                console = output_console()
                 for result in results.values():
                     _print(console, result)
                 console.print(f"report: {index}")
@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
         if json:
             print_json(result.to_json())
         else:
-            _print(Console(), result)
+            _print(output_console(), result)
 
 
 def _fmt(value: Any, unit: str = "") -> str:

@@ -1,14 +1,20 @@
 """``wwanlab reproduce NAME|all``: a paper's results beside ours, claim by claim."""
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption, print_json
+from wwanlab.cli.common import (
+    DbOption,
+    JobsOption,
+    JsonOption,
+    SchedulerOption,
+    check_before_work,
+    output_console,
+    print_json,
+)
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.reproduction import (
     load_reproductions,
@@ -55,14 +61,9 @@ def register(app: typer.Typer) -> None:
             else:
                 print("no reproductions are registered")
             return
+        check_before_work(jobs=jobs, scheduler=scheduler, out=out, db=db)
         results = reproduce(
-            chosen,
-            quick=quick,
-            out=out,
-            jobs=jobs,
-            scheduler=scheduler,
-            progress=not json and sys.stderr.isatty(),
-            db=db,
+            chosen, quick=quick, out=out, jobs=jobs, scheduler=scheduler, progress=True, db=db
         )
         by_name = {r.name: r for r in chosen}
         summary: list[dict[str, Any]] = [
@@ -93,7 +94,7 @@ def register(app: typer.Typer) -> None:
             print_json({"reproductions": summary, "index": str(out / "index.html")})
             return
         by_result = {res.name: res for res in results}
-        console = Console()
+        console = output_console()
         for entry in summary:
             table = Table(title=f"{entry['name']}: {entry['title']} ({entry['paper']})")
             for column in ("claim", "paper", "ours", "verdict"):
@@ -115,7 +116,7 @@ def _print_list(
     if json:
         print_json({"papers": papers, "reproductions": registered})
         return
-    console = Console()
+    console = output_console()
     table = Table("paper", "title", "reproduction", "status")
     for p in papers:
         status = "[green]reproduced[/]" if p["status"] == "reproduced" else "not yet"

@@ -1,18 +1,24 @@
 """``wwanlab run SCENARIO.toml``: execute a scenario, store its rows, write its page."""
 
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption, print_json
+from wwanlab.cli.common import (
+    DbOption,
+    JobsOption,
+    JsonOption,
+    SchedulerOption,
+    check_before_work,
+    output_console,
+    print_json,
+)
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import load_scenario
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
-from wwanlab.report.html import Links, Params, ReportPage, Section, Table, Text
+from wwanlab.report.html import Links, Params, ReportPage, Section, Table, Text, write_index
 from wwanlab.report.provenance import RunInfo
 
 PAGE_ROWS = 500
@@ -34,10 +40,9 @@ def register(app: typer.Typer) -> None:
         """Run a scenario's sweep and repetitions; rows go to DuckDB, CSV and HTML."""
         started = time.time()
         scenario = load_scenario(scenario_file)
+        check_before_work(jobs=jobs, scheduler=scheduler, out=out, db=db)
         runs = scenario.runs()
-        rows = run_scenario(
-            scenario, jobs=jobs, scheduler=scheduler, progress=not json and sys.stderr.isatty()
-        )
+        rows = run_scenario(scenario, jobs=jobs, scheduler=scheduler, progress=True)
         with ResultStore(db) as store:
             table = store.write(scenario.name, rows)
             csv_path = store.export_csv(scenario.name, out / f"{scenario.name}.csv")
@@ -63,7 +68,8 @@ def register(app: typer.Typer) -> None:
             slug=scenario.name,
             summary=scenario.description,
         )
-        page_path = page.write(out)
+        write_index(out, [page])  # the page's "All pages" link leads to the folder's index
+        page_path = out / page.filename
         summary = {
             "scenario": scenario.name,
             "kind": scenario.kind,
@@ -77,6 +83,6 @@ def register(app: typer.Typer) -> None:
         if json:
             print_json(summary)
         else:
-            console = Console()
+            console = output_console()
             for key, value in summary.items():
                 console.print(f"{key:>9}: {value}", highlight=False)

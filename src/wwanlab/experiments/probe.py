@@ -50,8 +50,9 @@ from typing import Any
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
+from wwanlab.core.progress import track
 from wwanlab.experiments.reproduction import write_report_index
-from wwanlab.experiments.scenario import Row, experiment_kind
+from wwanlab.experiments.scenario import Parameter, Row, experiment_kind
 from wwanlab.link import checks
 from wwanlab.link.base import Direction, Stage
 from wwanlab.link.presets import DIRECTIONS, PRESETS, Preset, get_preset
@@ -537,16 +538,19 @@ def probe(
     return ProbeResult(preset.name, seed, count, results)
 
 
-@experiment_kind("probe")
+PROBE_PARAMETERS = {
+    "link.preset": Parameter(str, required=True, choices=PRESETS.keys()),
+    "link.overrides.loss": Parameter(float, minimum=0.0, maximum=1.0),
+    "link.overrides.rate_bps": Parameter(float, minimum=1.0),
+    "workload.count": Parameter(int, minimum=2),
+}
+"""What the ``probe`` kind reads; a scenario file is checked against it when loaded."""
+
+
+@experiment_kind("probe", PROBE_PARAMETERS)
 def run_probe(params: dict[str, Any], seed: int) -> list[Row]:
     """Scenario kind ``probe``: one row per direction (``link.preset``,
     ``link.overrides.loss``/``rate_bps``, ``workload.count``)."""
-    known = {"link.preset", "link.overrides.loss", "link.overrides.rate_bps", "workload.count"}
-    unknown = sorted(set(params) - known)
-    if unknown:
-        raise UsageError(f"probe: unknown parameter {unknown[0]!r}")
-    if "link.preset" not in params:
-        raise UsageError("probe: missing parameter 'link.preset'")
     link = LinkUnderTest(
         get_preset(str(params["link.preset"])),
         loss=params.get("link.overrides.loss"),
@@ -573,11 +577,15 @@ def run_probe(params: dict[str, Any], seed: int) -> list[Row]:
 
 
 def probe_all(
-    out: Path, *, seed: int = 1, count: int = DEFAULT_COUNT
+    out: Path, *, seed: int = 1, count: int = DEFAULT_COUNT, progress: bool = False
 ) -> tuple[dict[str, ProbeResult], Path]:
     """Probe every preset and write ``out/index.html`` with a page of tables and CDFs."""
     started = time.time()
-    results = {name: probe(name, seed=seed, count=count) for name in PRESETS}
+    results: dict[str, ProbeResult] = {}
+    with track("presets probed", len(PRESETS), enabled=progress) as advance:
+        for name in PRESETS:
+            results[name] = probe(name, seed=seed, count=count)
+            advance()
     page = probe_page(results, out, RunInfo.collect(f"all presets, {count} probes", started))
     return results, write_report_index(out, [page])
 

@@ -8,14 +8,11 @@ order whatever order the runs finished in.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from wwanlab.core.errors import UsageError
+from wwanlab.core.progress import Advance, track
 from wwanlab.experiments.scenario import Row, Run, RunOne, Scenario, get_kind
 
 RESERVED_COLUMNS = ("scenario", "run", "repetition", "seed")
@@ -24,7 +21,7 @@ RESERVED_COLUMNS = ("scenario", "run", "repetition", "seed")
 CONNECT_TIMEOUT = "10s"
 """How long to keep trying to reach a Dask scheduler before giving up."""
 
-Advance = Callable[[], None]
+MAX_PORT = 65535
 
 
 def run_rows(run_one: RunOne, run: Run) -> list[Row]:
@@ -54,18 +51,19 @@ def execute(
     jobs: int | None = None,
     scheduler: str | None = None,
     progress: bool = False,
+    description: str = "runs",
 ) -> list[Row]:
     """Every run's rows, in run order.
 
     ``scheduler`` (a Dask scheduler address such as ``tcp://10.0.0.5:8786``) sends the
     runs to that cluster; otherwise ``jobs`` worker processes (default: one per CPU)
-    run them, and one job (or one run) runs in this process.
+    run them, and one job (or one run) runs in this process. ``progress`` reports
+    finished runs on stderr (``wwanlab.core.progress``), labelled ``description``.
     """
-    if jobs is not None and jobs < 1:
-        raise UsageError(f"jobs must be at least 1, got {jobs}")
+    check_executor(jobs, scheduler)
     kinds = {run.kind: get_kind(run.kind) for run in runs}
     results: list[list[Row]] = [[] for _ in runs]
-    with _progress_bar(len(runs), progress) as advance:
+    with track(description, len(runs), enabled=progress) as advance:
         if scheduler is not None:
             _on_dask(runs, kinds, scheduler, results, advance)
         elif (jobs or os.cpu_count() or 1) == 1 or len(runs) <= 1:
@@ -85,7 +83,38 @@ def run_scenario(
     progress: bool = False,
 ) -> list[Row]:
     """All rows of ``scenario`` (see ``execute``)."""
-    return execute(scenario.runs(), jobs=jobs, scheduler=scheduler, progress=progress)
+    return execute(
+        scenario.runs(),
+        jobs=jobs,
+        scheduler=scheduler,
+        progress=progress,
+        description=f"{scenario.name} runs",
+    )
+
+
+def check_executor(jobs: int | None, scheduler: str | None) -> None:
+    """Refuse a job count below one or a malformed scheduler address before any work,
+    so that a typo is reported at once rather than after a connection attempt."""
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"jobs must be at least 1, got {jobs}")
+    if scheduler is not None:
+        check_scheduler(scheduler)
+
+
+def check_scheduler(address: str) -> None:
+    """A Dask address: ``[SCHEME://]HOST:PORT`` with a scheme Dask knows (or an
+    in-process ``inproc://`` address, which has no port)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(address)
+        get_backend(scheme)
+        host, port = ("inproc", 1) if scheme == "inproc" else parse_host_port(location)
+    except ValueError as exc:
+        raise UsageError(f"bad Dask scheduler address {address!r}: {exc}") from None
+    if not host or not 0 < int(port) <= MAX_PORT:
+        raise UsageError(f"bad Dask scheduler address {address!r}: want [tcp://]HOST:PORT")
 
 
 def _on_pool(
@@ -124,22 +153,3 @@ def _on_dask(
         for future in dask_completed(futures, loop=client.loop):  # type: ignore[no-untyped-call]
             results[index[future.key]] = future.result()
             advance()
-
-
-@contextmanager
-def _progress_bar(total: int, enabled: bool) -> Iterator[Advance]:
-    """A rich bar on stderr while runs complete; nothing when disabled."""
-    if not enabled:
-        yield lambda: None
-        return
-    bar = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
-    with bar:
-        task = bar.add_task("runs", total=total)
-        yield lambda: bar.advance(task)

@@ -17,9 +17,10 @@ from __future__ import annotations
 import importlib
 import itertools
 import json
+import math
 import pkgutil
 import tomllib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ RunOne = Callable[[dict[str, Any], int], list[Row]]
 
 KINDS: dict[str, RunOne] = {}
 """Registered experiment kinds by name."""
+
+KIND_PARAMETERS: dict[str, Mapping[str, Parameter]] = {}
+"""The parameters each kind declares it reads (kinds that declare none take any)."""
 
 KIND_MODULES: list[str] = ["wwanlab.experiments.probe"]
 """Modules that register kinds on import; a scenario file may name any of their kinds."""
@@ -52,14 +56,60 @@ TOP_LEVEL_KEYS = frozenset(
 Scalar = bool | int | float | str
 
 
-def experiment_kind(name: str) -> Callable[[RunOne], RunOne]:
-    """Register ``run_one`` as the experiment kind ``name`` (a decorator)."""
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter a kind reads: its type and range, checked when a scenario is built so
+    that a wrong value is a usage error at load time, not a failure inside a run."""
+
+    type: type[bool] | type[int] | type[float] | type[str]
+    required: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: Collection[str] = ()
+
+    def check(self, name: str, value: Scalar) -> None:
+        """Raise ``UsageError`` unless ``value`` is of this parameter's type and range."""
+        if self.type is bool:
+            ok = isinstance(value, bool)
+        elif self.type is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif self.type is float:  # TOML writes 1 for 1.0: integers are numbers too
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            raise UsageError(f"{name} must be {_TYPE_NAMES[self.type]}, got {value!r}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise UsageError(f"{name} must be finite, got {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise UsageError(f"{name} must be at least {self.minimum:g}, got {value!r}")
+            if self.maximum is not None and value > self.maximum:
+                raise UsageError(f"{name} must be at most {self.maximum:g}, got {value!r}")
+        if self.choices and value not in self.choices:
+            known = ", ".join(sorted(self.choices))
+            raise UsageError(f"{name} must be one of {known}; got {value!r}")
+
+
+_TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def experiment_kind(
+    name: str, parameters: Mapping[str, Parameter] | None = None
+) -> Callable[[RunOne], RunOne]:
+    """Register ``run_one`` as the experiment kind ``name`` (a decorator).
+
+    ``parameters`` declares every parameter the kind reads; a scenario of the kind is
+    then checked against it when built (unknown names, wrong types, missing values).
+    """
 
     def register(run_one: RunOne) -> RunOne:
         existing = KINDS.get(name)
         if existing is not None and existing is not run_one:
             raise ValueError(f"experiment kind {name!r} is already registered")
         KINDS[name] = run_one
+        if parameters is not None:
+            KIND_PARAMETERS[name] = parameters
         return run_one
 
     return register
@@ -74,11 +124,17 @@ def package_modules(packages: Sequence[str]) -> list[str]:
     return sorted(names)
 
 
+def load_kinds() -> dict[str, RunOne]:
+    """Import every module that registers built-in kinds; the registered kinds by name."""
+    for module in [*KIND_MODULES, *package_modules(KIND_PACKAGES)]:
+        importlib.import_module(module)
+    return KINDS
+
+
 def get_kind(name: str) -> RunOne:
     """The kind ``name``, importing the modules that register the built-in kinds."""
     if name not in KINDS:
-        for module in [*KIND_MODULES, *package_modules(KIND_PACKAGES)]:
-            importlib.import_module(module)
+        load_kinds()
     try:
         return KINDS[name]
     except KeyError:
@@ -131,6 +187,9 @@ class Scenario:
             for value in values:
                 _check_scalar(key, value)
         get_kind(self.kind)
+        declared = KIND_PARAMETERS.get(self.kind)
+        if declared is not None:
+            _check_declared(self.kind, declared, self.params, self.sweep)
 
     def runs(self) -> list[Run]:
         """Every run: the sweep's cartesian product (in file order) times the repetitions."""
@@ -156,6 +215,24 @@ def _check_name(what: str, key: str) -> None:
 def _check_scalar(key: str, value: object) -> None:
     if not isinstance(value, Scalar):
         raise UsageError(f"parameter {key!r} must be a number, string or boolean, got {value!r}")
+
+
+def _check_declared(
+    kind: str,
+    declared: Mapping[str, Parameter],
+    params: Mapping[str, Scalar],
+    sweep: Mapping[str, Sequence[Scalar]],
+) -> None:
+    for key in [*params, *sweep]:
+        if key not in declared:
+            raise UsageError(
+                f"kind {kind!r} has no parameter {key!r} (it reads: {', '.join(declared)})"
+            )
+    for key, parameter in declared.items():
+        if parameter.required and key not in params and key not in sweep:
+            raise UsageError(f"kind {kind!r} needs parameter {key!r}")
+        for value in [*([params[key]] if key in params else []), *sweep.get(key, [])]:
+            parameter.check(key, value)
 
 
 def _canonical(point: Mapping[str, Scalar]) -> str:

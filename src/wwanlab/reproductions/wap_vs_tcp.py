@@ -29,7 +29,7 @@ from wwanlab.experiments.reproduction import (
     register,
     reproduction_page,
 )
-from wwanlab.experiments.scenario import Row, Scenario, experiment_kind
+from wwanlab.experiments.scenario import Parameter, Row, Scenario, experiment_kind
 from wwanlab.experiments.summary import Summary, relative_gain, summarize
 from wwanlab.experiments.transfers import (
     PPP_OVERHEAD,
@@ -227,7 +227,16 @@ def transfer(protocol: str, size: int, loss: float, seed: int) -> Transfer:
     raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
 
 
-@experiment_kind(KIND)
+PARAMETERS = {
+    "link.preset": Parameter(str, choices=("serial-9k6",)),  # the only line paper 000 used
+    "link.overrides.loss": Parameter(float, minimum=0.0, maximum=1.0),
+    "stack.protocol": Parameter(str, required=True, choices=PROTOCOLS),
+    "workload.size": Parameter(int, required=True, minimum=1),
+}
+"""What the kind reads; a scenario of this kind is checked against it when built."""
+
+
+@experiment_kind(KIND, PARAMETERS)
 def run_one(params: dict[str, Any], seed: int) -> list[Row]:
     """One file transfer; parameters ``stack.protocol``, ``workload.size`` and
     ``link.overrides.loss``."""
