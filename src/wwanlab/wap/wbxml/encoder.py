@@ -26,6 +26,7 @@ from wwanlab.wap.wbxml.tree import (
     Part,
     ProcessingInstruction,
 )
+from wwanlab.wap.wbxml.whitespace import collapse, drop_blank
 from wwanlab.wap.wbxml.xmlio import DEFAULT_MAX_DEPTH, Whitespace, parse_xml
 
 UNKNOWN_PUBLIC_ID = 0x01  # WBXML 7.2.1: "Unknown or missing public identifier"
@@ -79,7 +80,7 @@ def encode(
     table: TokenTable | None = None,
     charset: int | None = None,
     string_table: bool = True,
-    whitespace: Whitespace = "ignorable",
+    whitespace: Whitespace | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
     """Encode a document (or XML bytes) as WBXML.
@@ -88,14 +89,28 @@ def encode(
     or an FPI), else from the document's DOCTYPE, else from its root element; with none
     found every tag and attribute is written literally (generic mode), so no
     well-formed document is refused. ``string_table=False`` writes every string inline.
+
+    ``whitespace`` applies to XML bytes (a ``Document`` is encoded as given); by
+    default it follows the document type: ``"collapse"`` where the table says text
+    whitespace is not significant (WML outside ``pre``, SI, SL, CO, provisioning),
+    ``"ignorable"`` elsewhere (SyncML data, SOAP, generic documents).
     """
     if isinstance(document, bytes | bytearray):
-        document = parse_xml(bytes(document), whitespace=whitespace, max_depth=max_depth)
+        parse_as: Whitespace = "preserve" if whitespace in (None, "collapse") else whitespace
+        document = parse_xml(bytes(document), whitespace=parse_as, max_depth=max_depth)
+        number, fpi, table = _resolve_public_id(document, public_id, table)
+        if whitespace is None:
+            whitespace = "collapse" if table is not None and table.collapse_space else "ignorable"
+        if whitespace == "collapse":
+            collapse(document.root, table)
+        elif whitespace == "ignorable":
+            drop_blank(document.root)
+    else:
+        number, fpi, table = _resolve_public_id(document, public_id, table)
     ver = parse_version(version if version is not None else document.version)
     mib = charset if charset is not None else document.charset
     if mib not in CHARSETS:
         raise WbxmlError(f"unsupported charset MIBenum {mib} (use 106, 4 or 3)")
-    number, fpi, table = _resolve_public_id(document, public_id, table)
     plan = _Planner(table, CHARSETS[mib], max_depth).plan(document)
     required: list[str] = [fpi] if fpi is not None else []
     required += [item.text for item in plan if isinstance(item, _Ref)]
