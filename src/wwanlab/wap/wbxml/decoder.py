@@ -33,8 +33,9 @@ from wwanlab.wap.wbxml.xmlio import DEFAULT_MAX_DEPTH
 _Child = Element | ProcessingInstruction | Part
 _C = TypeVar("_C", _Child, Part)
 
-DEFAULT_MAX_ELEMENTS = 1_000_000
-"""Most elements a document may hold (about 0.3 GB of tree at the ceiling)."""
+DEFAULT_MAX_ELEMENTS = 250_000
+"""Most elements a document may hold: about 80 MB of tree and 2 s at the ceiling (at
+least 250 KB of input, several times what a WAP or SyncML message carries)."""
 DEFAULT_MAX_OUTPUT = 64 << 20
 """Most characters (names and text) a document may hold, whatever its size."""
 EXPANSION = 64

@@ -44,9 +44,11 @@ _SUBSTRING_SEARCH_LIMIT = 2000  # distinct strings above which substring candida
 
 @dataclass(frozen=True)
 class _Slot:
-    """A string to place: inline (STR_I) or by reference (STR_T), piecewise."""
+    """A string to place: inline (STR_I) or by reference (STR_T), piecewise unless
+    ``whole`` (the table's ``whole_text_in``): then one STR_I or one STR_T."""
 
     text: str
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,9 +169,11 @@ class _Planner:
         self.items.append(bytes(octets))
 
     def _element_tree(self, root: Element) -> None:
-        # Stack entries: (node, preferred page from xmlns) or None meaning "emit END".
-        stack: list[tuple[Element | ProcessingInstruction | Part, int | None] | None] = [
-            (root, None)
+        # Stack entries: (node, preferred page from xmlns, text kept whole) or None
+        # meaning "emit END".
+        whole_in = self.table.whole_text_in if self.table else frozenset()
+        stack: list[tuple[Element | ProcessingInstruction | Part, int | None, bool] | None] = [
+            (root, None, False)
         ]
         depth = 0
         while stack:
@@ -178,7 +182,7 @@ class _Planner:
                 self._raw(T.END)
                 depth -= 1
                 continue
-            node, ns_page = entry
+            node, ns_page, whole = entry
             if isinstance(node, Element):
                 ns_page = self._namespace_page(node, ns_page)
                 has_content = self._start_tag(node, ns_page)
@@ -187,11 +191,12 @@ class _Planner:
                     if depth > self.max_depth:
                         raise WbxmlError(f"nested deeper than {self.max_depth} elements")
                     stack.append(None)
-                    stack.extend((child, ns_page) for child in reversed(node.children))
+                    whole = node.tag in whole_in
+                    stack.extend((child, ns_page, whole) for child in reversed(node.children))
             elif isinstance(node, ProcessingInstruction):
                 self._pi(node)
             else:
-                self._content(node)
+                self._content(node, whole)
 
     def _namespace_page(self, node: Element, inherited: int | None) -> int | None:
         if self.table is None or not self.table.namespaces:
@@ -296,9 +301,9 @@ class _Planner:
         ]
         return _cheapest_pieces(text, self.codec, _occurrences(text, options))
 
-    def _content(self, part: Part) -> None:
+    def _content(self, part: Part, whole: bool = False) -> None:
         if isinstance(part, str):
-            self._text(part)
+            self._text(part, whole)
         elif isinstance(part, Entity):
             self.items.append(bytes([T.ENTITY]) + T.encode_mb_u_int32(part.code))
         elif isinstance(part, Opaque):
@@ -317,12 +322,12 @@ class _Planner:
             self._raw(T.EXT_I_0 + ext.code)
             self.items.append(self._encode_str(ext.value or "") + b"\x00")
 
-    def _text(self, text: str) -> None:
+    def _text(self, text: str, whole: bool = False) -> None:
         """Text content: characters the charset lacks become ENTITY tokens."""
         if not text:
             return
         if self.codec == "utf-8":
-            self.items.append(_Slot(text))
+            self.items.append(_Slot(text, whole))
             return
         start = 0
         for i, char in enumerate(text):
@@ -330,11 +335,11 @@ class _Planner:
                 char.encode(self.codec)
             except UnicodeEncodeError:
                 if i > start:
-                    self.items.append(_Slot(text[start:i]))
+                    self.items.append(_Slot(text[start:i], whole))
                 self._content(Entity(ord(char)))
                 start = i + 1
         if start < len(text):
-            self.items.append(_Slot(text[start:]))
+            self.items.append(_Slot(text[start:], whole))
 
     def _encode_str(self, text: str) -> bytes:
         data = text.encode(self.codec, "xmlcharrefreplace")
@@ -504,13 +509,17 @@ def _cheapest_pieces(
 
 
 def _segment(
-    text: str, layout: _Layout, codec: str, exclude: str | None = None
+    text: str, layout: _Layout, codec: str, exclude: str | None = None, whole: bool = False
 ) -> tuple[int, list[str | int]]:
-    """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets)."""
+    """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets).
+
+    With ``whole`` the text is one piece: a reference to all of it, or inline."""
     inline_cost = len(text.encode(codec, "xmlcharrefreplace")) + 2
-    whole = layout.offset.get(text) if text != exclude else None
-    if whole is not None and 1 + T.mb_u_int32_size(whole) <= inline_cost:
-        return 1 + T.mb_u_int32_size(whole), [whole]
+    at = layout.offset.get(text) if text != exclude else None
+    if at is not None and 1 + T.mb_u_int32_size(at) <= inline_cost:
+        return 1 + T.mb_u_int32_size(at), [at]
+    if whole:
+        return inline_cost, [text]
     present = [e for e in layout.entries if e in text and e != exclude]
     if not present:
         return inline_cost, [text]
@@ -529,6 +538,7 @@ def _assemble(
     *,
     use_table: bool,
 ) -> bytes:
+    placed = {item for item in plan if isinstance(item, _Slot)}
     slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
     strategies: list[list[str]] = [[]]
     if use_table:
@@ -543,13 +553,15 @@ def _assemble(
     best: bytes | None = None
     for optional in strategies:
         layout = _Layout(required + optional, codec)
-        pieces = {text: _segment(text, layout, codec)[1] for text in slots}
+        pieces = {slot: _segment(slot.text, layout, codec, whole=slot.whole)[1] for slot in placed}
         used = set(required)
         for split in pieces.values():
             used.update(layout.at[p] for p in split if isinstance(p, int))
         if used != set(layout.offset):  # drop entries nothing references, re-place
             layout = _Layout([s for s in required + optional if s in used], codec)
-            pieces = {text: _segment(text, layout, codec)[1] for text in slots}
+            pieces = {
+                slot: _segment(slot.text, layout, codec, whole=slot.whole)[1] for slot in placed
+            }
         encoded = _emit(plan, layout, pieces, fpi, number, version, mib, codec)
         if best is None or len(encoded) < len(best):
             best = encoded
@@ -560,7 +572,7 @@ def _assemble(
 def _emit(
     plan: list[_Item],
     layout: _Layout,
-    pieces: dict[str, list[str | int]],
+    pieces: dict[_Slot, list[str | int]],
     fpi: str | None,
     number: int | None,
     version: tuple[int, int],
@@ -576,7 +588,7 @@ def _emit(
     if version != (1, 0):  # WBXML 1.0 had no charset field
         out += T.encode_mb_u_int32(mib)
     out += T.encode_mb_u_int32(len(layout.data)) + layout.data
-    cache: dict[str, bytes] = {}
+    cache: dict[_Slot, bytes] = {}
     for item in plan:
         if isinstance(item, bytes):
             out += item
@@ -584,9 +596,9 @@ def _emit(
             out.append(item.token)
             out += T.encode_mb_u_int32(layout.offset[item.text])
         else:
-            chunk = cache.get(item.text)
+            chunk = cache.get(item)
             if chunk is None:
-                chunk = cache[item.text] = _slot_bytes(pieces[item.text], codec)
+                chunk = cache[item] = _slot_bytes(pieces[item], codec)
             out += chunk
     return bytes(out)
 
