@@ -40,6 +40,8 @@ VERSIONS = {(1, 0): 0x00, (1, 1): 0x01, (1, 2): 0x02, (1, 3): 0x03}
 
 _WORD = re.compile(r"\S+")
 _SUBSTRING_SEARCH_LIMIT = 2000  # distinct strings above which substring candidates are skipped
+_PRUNE_WORK_LIMIT = 200_000  # characters re-split per pruning round, at most
+_LARGE_TEXT = 256 * 1024  # distinct text above which only two string tables are priced
 
 
 @dataclass(frozen=True)
@@ -397,19 +399,29 @@ def _candidates(slots: Counter[str], with_words: bool, with_substrings: bool = F
 def _prune(slots: Counter[str], required: list[str], optional: list[str], codec: str) -> list[str]:
     """Drop optional entries whose references save less than the entry costs.
 
-    An entry's saving is measured by re-splitting, without it, every string it occurs
-    in; a few rounds, since dropping one entry changes what the others save.
+    An entry's saving is measured by re-splitting, without it, every string whose
+    cheapest split uses it (a string that does not use an entry costs the same without
+    it); a few rounds, since dropping one entry changes what the others save. Above
+    ``_PRUNE_WORK_LIMIT`` characters to re-split, the candidate is left as it is, so
+    large documents cost linear work.
     """
     keep = list(optional)
     for _ in range(3):
         layout = _Layout(required + keep, codec)
-        costs = {text: _segment(text, layout, codec)[0] for text in slots}
+        users: dict[int, list[str]] = {}  # string table offset -> texts whose split uses it
+        costs: dict[str, int] = {}
+        for text in slots:
+            costs[text], pieces = _segment(text, layout, codec)
+            for piece in set(pieces):
+                if isinstance(piece, int):
+                    users.setdefault(piece, []).append(text)
+        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
+            return keep
         dropped = []
         for entry in keep:
             saving = sum(
-                k * (_segment(text, layout, codec, exclude=entry)[0] - costs[text])
-                for text, k in slots.items()
-                if entry in text
+                slots[text] * (_segment(text, layout, codec, exclude=entry)[0] - costs[text])
+                for text in users.get(layout.offset[entry], ())
             )
             if saving <= len(entry.encode(codec, "xmlcharrefreplace")) + 1:
                 dropped.append(entry)
@@ -541,7 +553,9 @@ def _assemble(
     placed = {item for item in plan if isinstance(item, _Slot)}
     slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
     strategies: list[list[str]] = [[]]
-    if use_table:
+    if use_table and sum(len(text) for text in slots) > _LARGE_TEXT:
+        strategies.append(_candidates(slots, True))  # large: the two plainest only
+    elif use_table:
         for optional in (
             _candidates(slots, False),
             _candidates(slots, True),
