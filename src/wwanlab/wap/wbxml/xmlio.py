@@ -139,7 +139,7 @@ def parse_xml(
     )
 
 
-_NOT_XML_10 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+NOT_XML_10 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 """Characters WBXML strings may carry but XML 1.0 text cannot (XML 1.0 [2])."""
 
 _ATTR_SPACE = {"\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
@@ -167,7 +167,7 @@ def _escape(text: str, quote: bool = False) -> str:
     text = text.replace("\r", "&#13;")
     if quote:
         text = text.replace('"', "&quot;").replace("\t", "&#9;").replace("\n", "&#10;")
-    return _NOT_XML_10.sub(lambda m: f"&#{ord(m.group())};", text)
+    return NOT_XML_10.sub(lambda m: f"&#{ord(m.group())};", text)
 
 
 def opaque_text(data: bytes) -> str | None:
@@ -181,7 +181,7 @@ def opaque_text(data: bytes) -> str | None:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return None if _NOT_XML_10.search(decoded) else decoded
+    return None if NOT_XML_10.search(decoded) else decoded
 
 
 def _part_xml(part: Part, quote: bool) -> str:
@@ -292,6 +292,6 @@ def _pi_xml(pi: ProcessingInstruction) -> str:
 
 def _escape_pi(data: str) -> str:
     """PI data has no escapes: characters XML 1.0 forbids cannot be written."""
-    if _NOT_XML_10.search(data):
+    if NOT_XML_10.search(data):
         raise WbxmlError("processing instruction data holds a character XML forbids")
     return data
