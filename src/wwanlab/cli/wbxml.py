@@ -8,7 +8,7 @@ import typer
 
 from wwanlab.cli.common import print_json
 from wwanlab.core.errors import UsageError
-from wwanlab.wap.wbxml import WbxmlError, decode, encode, table_by_name, to_xml
+from wwanlab.wap.wbxml import TokenTable, WbxmlError, decode, encode, table_by_name, to_xml
 from wwanlab.wap.wbxml.decoder import DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_OUTPUT
 from wwanlab.wap.wbxml.xmlio import Whitespace
 
@@ -48,18 +48,18 @@ def _check_stdout(output: Path, json: bool) -> None:
         raise UsageError("--json and -o - both want stdout; write the document to a file")
 
 
-def _public_id(text: str | None) -> int | str | None:
-    """A number (``10``, ``0x0A``), a table name (``wml13``) or an FPI."""
+def _document_type(text: str | None) -> tuple[int | str | None, TokenTable | None]:
+    """(public id, table) from a number (``10``, ``0x0A``), an FPI or a table name."""
     if text is None:
-        return None
+        return None, None
     try:
-        return int(text, 0)
+        return int(text, 0), None
     except ValueError:
         pass
     if text.startswith("-//"):
-        return text
+        return text, None
     try:
-        return table_by_name(text).fpi
+        return None, table_by_name(text)
     except WbxmlError as exc:
         raise UsageError(str(exc)) from None
 
@@ -102,11 +102,13 @@ def register(app: typer.Typer) -> None:
             )
         _check_stdout(output, json)
         xml = _read(source)
+        public_id, table = _document_type(publicid)
         try:
             data = encode(
                 xml,
                 version=version,
-                public_id=_public_id(publicid),
+                public_id=public_id,
+                table=table,
                 string_table=not no_string_table,
                 whitespace=None if whitespace == "auto" else cast(Whitespace, whitespace),
             )
