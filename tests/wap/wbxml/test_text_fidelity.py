@@ -14,6 +14,7 @@ from wwanlab.wap.wbxml import (
     table_by_name,
     to_xml,
 )
+from wwanlab.wap.wbxml.content_types import compile_content
 from wwanlab.wap.wbxml.whitespace import collapse
 from wwanlab.wap.wbxml.xmlio import opaque_text
 
@@ -131,3 +132,14 @@ def test_collapse_without_table_honours_xml_space_only() -> None:
     assert root.elements()[1].children == [" d "]
     collapse(root, table_by_name("wml13"))  # idempotent
     assert root.children[0] == "a b"
+
+
+def test_gateway_compiles_push_and_syncml_with_the_default_rule() -> None:
+    si = b"<si><indication href='http://a.b/'>\n   You have\n   mail\n</indication></si>"
+    kind, body = compile_content("text/vnd.wap.si; charset=utf-8", si)
+    assert kind == "application/vnd.wap.sic"
+    assert body == encode(si)
+    assert decode(body).root.elements()[0].children == ["You have mail"]
+    syncml = b'<SyncML xmlns="SYNCML:SYNCML1.2"><SyncBody><Data> a\n b </Data></SyncBody></SyncML>'
+    _, body = compile_content("application/vnd.syncml+xml", syncml)
+    assert decode(body).root.elements()[0].elements()[0].children == [" a\n b "]
