@@ -13,8 +13,9 @@ import re
 from wwanlab.wap.wbxml.tables import TokenTable
 from wwanlab.wap.wbxml.tree import Element, Part, ProcessingInstruction
 
-XML_SPACE = re.compile(r"[ \t\r\n]+")
-"""XML 1.0 [3] S: not U+00A0, which ``&nbsp;`` must keep."""
+XML_SPACE = " \t\r\n"
+"""XML 1.0 [3] S: not U+00A0, which ``&nbsp;`` must keep (``str.strip()`` would eat it)."""
+_RUNS = re.compile(f"[{XML_SPACE}]+")
 
 _Child = Element | ProcessingInstruction | Part
 
@@ -38,7 +39,7 @@ def collapse(root: Element, table: TokenTable | None = None) -> None:
         out: list[_Child] = []
         for i, child in enumerate(children):
             if isinstance(child, str) and not preserve:
-                text = XML_SPACE.sub(" ", child)
+                text = _RUNS.sub(" ", child)
                 if not (i > 0 and _named(children[i - 1], beside)):
                     text = text.lstrip(" ")
                 if not (i + 1 < len(children) and _named(children[i + 1], beside)):
@@ -62,6 +63,6 @@ def drop_blank(root: Element) -> None:
     while stack:
         element = stack.pop()
         element.children = [
-            c for c in element.children if not (isinstance(c, str) and not c.strip(" \t\r\n"))
+            c for c in element.children if not (isinstance(c, str) and not c.strip(XML_SPACE))
         ]
         stack.extend(c for c in element.children if isinstance(c, Element))

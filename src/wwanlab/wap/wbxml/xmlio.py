@@ -24,9 +24,7 @@ from wwanlab.wap.wbxml.tree import (
     ProcessingInstruction,
     extension_text,
 )
-from wwanlab.wap.wbxml.whitespace import collapse
-
-_XML_SPACE = " \t\r\n"  # XML 1.0 [3] S; str.strip() alone would also eat U+00A0 (&nbsp;)
+from wwanlab.wap.wbxml.whitespace import XML_SPACE, collapse
 
 DEFAULT_MAX_DEPTH = 65536
 """Deepest nesting the codec accepts before raising ``WbxmlError``."""
@@ -64,8 +62,8 @@ def parse_xml(
         chunk = "".join(text)
         text.clear()
         if whitespace == "trim":
-            chunk = chunk.strip(_XML_SPACE)
-        kept = whitespace in ("preserve", "collapse") or chunk.strip(_XML_SPACE)
+            chunk = chunk.strip(XML_SPACE)
+        kept = whitespace in ("preserve", "collapse") or chunk.strip(XML_SPACE)
         if stack and chunk and kept:
             stack[-1].children.append(chunk)
 
