@@ -143,3 +143,11 @@ def test_gateway_compiles_push_and_syncml_with_the_default_rule() -> None:
     syncml = b'<SyncML xmlns="SYNCML:SYNCML1.2"><SyncBody><Data> a\n b </Data></SyncBody></SyncML>'
     _, body = compile_content("application/vnd.syncml+xml", syncml)
     assert decode(body).root.elements()[0].elements()[0].children == [" a\n b "]
+
+
+def test_entities_of_control_characters_come_back_or_are_refused() -> None:
+    """ENTITY 13 is a CR a parser must read back; ENTITY 0 is a NUL no XML can hold."""
+    cr = bytes.fromhex("03016a0045020d01")
+    assert xml_text(cr) == ["\r"]
+    with pytest.raises(WbxmlError, match="NUL"):
+        to_xml(decode(bytes.fromhex("03016a0045020001")))

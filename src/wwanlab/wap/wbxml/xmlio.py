@@ -159,8 +159,11 @@ def _escape(text: str, quote: bool = False) -> str:
 
     CR becomes ``&#13;`` (a parser would turn a literal CR into LF), and in attribute
     values TAB and LF too (a parser would turn them into spaces). Characters XML 1.0
-    forbids become references, which only XML 1.1 parsers accept.
+    forbids become references, which only XML 1.1 parsers accept; NUL, which no XML
+    can hold, raises ``WbxmlError``.
     """
+    if "\x00" in text:
+        raise WbxmlError("NUL cannot be written in XML")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = text.replace("\r", "&#13;")
     if quote:
@@ -194,7 +197,7 @@ def _part_xml(part: Part, quote: bool) -> str:
     if isinstance(part, str):
         return _escape(part, quote)
     if isinstance(part, Entity):
-        return f"&#{part.code};"
+        return _escape(part.char, quote) if part.code < 0x20 else f"&#{part.code};"
     if isinstance(part, Extension):
         return _escape(extension_text(part), quote)
     assert isinstance(part, Opaque)
