@@ -23,6 +23,7 @@ from wwanlab.wap.wbxml import (
 )
 from wwanlab.wap.wbxml.tokens import encode_mb_u_int32
 from wwanlab.wap.wbxml.tree import canonical_events, parts_text
+from wwanlab.wap.wbxml.xmlio import INDENT_LIMIT
 
 HEADER = bytes.fromhex("03016a")  # WBXML 1.3, unknown public id, UTF-8
 
@@ -219,3 +220,15 @@ def test_undeclared_entity_is_an_error_not_dropped() -> None:
     with pytest.raises(WbxmlError, match="undefined entity &nosuch;"):
         parse_xml(b'<!DOCTYPE r SYSTEM "r.dtd"><r>a&nosuch;b</r>')
     assert parse_xml(b"<r>a&nbsp;b</r>").root.children == ["a\u00a0b"]
+
+
+def test_indentation_stops_growing_so_deep_documents_stay_linear() -> None:
+    """40 KB of nested tags once became 800 MB of indented XML (quadratic)."""
+    depth = 20_000
+    data = HEADER + b"\x00" + b"\x45" * depth + b"\x01" * depth
+    xml = to_xml(decode(data), indent=True)
+    assert len(xml) < 200 * depth
+    lines = xml.decode().splitlines()
+    assert lines[3] == "    <unknown_00_05>"
+    assert max(len(line) - len(line.lstrip(" ")) for line in lines) == 2 * INDENT_LIMIT
+    assert canonical_events(parse_xml(xml).root) == canonical_events(decode(data).root)

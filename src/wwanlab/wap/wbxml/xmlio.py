@@ -28,6 +28,9 @@ from wwanlab.wap.wbxml.whitespace import XML_SPACE, collapse
 
 DEFAULT_MAX_DEPTH = 65536
 """Deepest nesting the codec accepts before raising ``WbxmlError``."""
+INDENT_LIMIT = 32
+"""Deepest level ``to_xml(indent=True)`` indents further: indentation growing with depth
+made output quadratic (40 KB of nested tags became 800 MB of XML)."""
 
 
 Whitespace = Literal["preserve", "ignorable", "trim", "collapse"]
@@ -236,7 +239,11 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
     ]
     while work:
         item, depth, closing = work.pop()
-        pad = "\n" + "  " * depth if indent and depth >= 0 and not out[-1].endswith("\n") else ""
+        pad = (
+            "\n" + "  " * min(depth, INDENT_LIMIT)
+            if indent and depth >= 0 and not out[-1].endswith("\n")
+            else ""
+        )
         if closing is not None:
             out.append(pad + closing)
         elif isinstance(item, Element):
