@@ -15,11 +15,12 @@ from wwanlab.wap.wbxml import (
     to_xml,
 )
 from wwanlab.wap.wbxml.content_types import compile_content
+from wwanlab.wap.wbxml.tree import Part
 from wwanlab.wap.wbxml.whitespace import collapse
 from wwanlab.wap.wbxml.xmlio import opaque_text
 
 
-def xml_text(data: bytes) -> list[object]:
+def xml_text(data: bytes) -> list[Element | ProcessingInstruction | Part]:
     """The root's children after WBXML -> XML -> tree, keeping every character."""
     return parse_xml(to_xml(decode(data)), whitespace="preserve").root.children
 
@@ -89,7 +90,7 @@ def test_nbsp_only_text_is_not_whitespace() -> None:
     """&nbsp; is U+00A0, not XML whitespace: no mode drops it."""
     xml = b"<p><b>x</b>&#160;<i>y</i> <i>z</i></p>"
     for mode in ("ignorable", "trim", "collapse"):
-        assert "\u00a0" in parse_xml(xml, whitespace=mode).root.children  # type: ignore[arg-type]
+        assert "\u00a0" in parse_xml(xml, whitespace=mode).root.children
 
 
 WML = (
