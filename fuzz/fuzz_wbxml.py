@@ -2,9 +2,11 @@
 
     python fuzz/fuzz_wbxml.py --count 1000000 --seed 1 [--json]
 
-Every input must either raise ``WbxmlError`` or decode to a document that serializes
-to XML and survives encode -> decode with the same canonical tree. Anything else (another
-exception, a mismatch, an input taking over a second) is a finding, printed with its hex.
+Every input must either raise ``WbxmlError`` or decode to a document that survives
+encode -> decode with the same canonical tree, and that ``to_xml`` either refuses with
+``WbxmlError`` (a name XML cannot hold...) or writes as XML our parser reads back (XML
+1.1 character references aside). Anything else (another exception, a mismatch, an input
+taking over a second) is a finding, printed with its hex.
 """
 
 from __future__ import annotations
@@ -16,8 +18,18 @@ import sys
 import time
 from pathlib import Path
 
-from wwanlab.wap.wbxml import WbxmlError, decode, encode, to_xml
-from wwanlab.wap.wbxml.tree import canonical_events
+from wwanlab.wap.wbxml import (
+    Document,
+    Element,
+    ProcessingInstruction,
+    WbxmlError,
+    decode,
+    encode,
+    parse_xml,
+    to_xml,
+)
+from wwanlab.wap.wbxml.tree import Part, canonical_events, parts_text
+from wwanlab.wap.wbxml.xmlio import NOT_XML_10
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from fuzz.fuzz_wtp import Mutations, mutate
@@ -51,7 +63,17 @@ def check(data: bytes) -> str | None:
     except Exception as exc:
         return f"decode raised {type(exc).__name__}: {exc}"
     try:
-        to_xml(doc)
+        xml = to_xml(doc)
+    except WbxmlError:
+        xml = None
+    except Exception as exc:
+        return f"to_xml raised {type(exc).__name__}: {exc}"
+    if xml is not None and not NOT_XML_10.search(parts_text(_all_text(doc))):
+        try:
+            parse_xml(xml)
+        except WbxmlError as exc:
+            return f"to_xml wrote XML that does not parse: {exc}"
+    try:
         doc.charset = 106
         again = decode(encode(doc))
     except Exception as exc:
@@ -61,6 +83,24 @@ def check(data: bytes) -> str | None:
     ):
         return "round trip changed the tree"
     return None
+
+
+def _all_text(doc: Document) -> list[Part]:
+    """Every text part and attribute value part of a document."""
+    out: list[Part] = [pi.data for pi in doc.before + doc.after]
+    stack = [doc.root]
+    while stack:
+        element = stack.pop()
+        for _, value in element.attributes:
+            out.extend(value)
+        for child in element.children:
+            if isinstance(child, Element):
+                stack.append(child)
+            elif isinstance(child, ProcessingInstruction):
+                out.append(child.data)
+            else:
+                out.append(child)
+    return out
 
 
 def main() -> int:

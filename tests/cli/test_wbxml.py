@@ -65,6 +65,13 @@ def test_public_id_by_name_number_or_fpi(tmp_path: Path) -> None:
         ("encode", "missing.xml", None, "cannot read"),
         ("encode", "bad.xml", b"<wml><card></wml>", "malformed XML"),
         ("decode", "bad.wbxml", b"\x03\x01\x6a\x05\x01", "runs past the end"),
+        (
+            "encode",
+            "ext.xml",
+            b'<!DOCTYPE r [<!ENTITY e SYSTEM "/etc/passwd">]><r>&e;</r>',
+            "refused",
+        ),
+        ("decode", "name.wbxml", b"\x03\x01\x6a\x04a b\x00\x04\x00", "not an XML name"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -77,3 +84,55 @@ def test_bad_input_is_one_line_and_exit_2(
     assert done.returncode == 2
     assert message in done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def wwanlab_bytes(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    code = "from wwanlab.cli import main; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], input=stdin, capture_output=True, timeout=60
+    )
+
+
+def test_dash_is_stdin_and_stdout_binary_safe(tmp_path: Path) -> None:
+    source = CORPUS / "si.xml"
+    to_file = tmp_path / "si.wbxml"
+    assert wwanlab("wbxml", "encode", str(source), "-o", str(to_file)).returncode == 0
+    done = wwanlab_bytes("wbxml", "encode", "-", "-o", "-", stdin=source.read_bytes())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == to_file.read_bytes()  # WBXML bytes, nothing else on stdout
+    assert b"bytes WBXML" in done.stderr  # the summary moves to stderr
+    back = wwanlab_bytes("wbxml", "decode", "-", "-o", "-", stdin=done.stdout)
+    assert back.returncode == 0, back.stderr
+    expected = canonical_events(parse_xml(source.read_bytes()).root)
+    assert canonical_events(parse_xml(back.stdout).root) == expected
+    assert not (Path.cwd() / "-").exists()
+
+
+def test_json_and_stdout_output_conflict_is_refused(tmp_path: Path) -> None:
+    done = wwanlab("wbxml", "encode", str(CORPUS / "si.xml"), "-o", "-", "--json")
+    assert done.returncode == 2
+    assert "--json" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_whitespace_option(tmp_path: Path) -> None:
+    source = CORPUS / "wml13_deck.wml"
+    sizes = {}
+    for mode in ("auto", "collapse", "preserve"):
+        out = tmp_path / f"{mode}.wbxml"
+        done = wwanlab("wbxml", "encode", str(source), "-o", str(out), "--whitespace", mode)
+        assert done.returncode == 0, done.stderr
+        sizes[mode] = out.stat().st_size
+    assert sizes["auto"] == sizes["collapse"] < sizes["preserve"]
+    done = wwanlab("wbxml", "encode", str(source), "-o", "x", "--whitespace", "squash")
+    assert done.returncode == 2 and "--whitespace must be one of" in done.stderr
+
+
+def test_decode_ceilings_are_options(tmp_path: Path) -> None:
+    data = tmp_path / "many.wbxml"
+    data.write_bytes(bytes.fromhex("03016a0045") + b"\x05" * 100 + b"\x01")
+    out = tmp_path / "many.xml"
+    done = wwanlab("wbxml", "decode", str(data), "-o", str(out), "--max-elements", "50")
+    assert done.returncode == 2 and "more than 50 elements" in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert wwanlab("wbxml", "decode", str(data), "-o", str(out)).returncode == 0
+    assert out.read_bytes().count(b"<unknown_00_05/>") == 100

@@ -21,7 +21,9 @@ from wwanlab.wap.wbxml import (
     table_by_name,
     to_xml,
 )
-from wwanlab.wap.wbxml.tree import canonical_events
+from wwanlab.wap.wbxml.tokens import encode_mb_u_int32
+from wwanlab.wap.wbxml.tree import canonical_events, parts_text
+from wwanlab.wap.wbxml.xmlio import INDENT_LIMIT
 
 HEADER = bytes.fromhex("03016a")  # WBXML 1.3, unknown public id, UTF-8
 
@@ -145,3 +147,88 @@ def test_random_trees_round_trip(tree, table, version, use_table):
 def test_arbitrary_bytes_decode_or_raise_wbxml_error(data):
     with contextlib.suppress(WbxmlError):
         decode(HEADER + data)
+
+
+# ---------------------------------------------------------------- bounded work
+
+
+def test_ten_megabytes_of_empty_elements_are_refused_at_the_ceiling() -> None:
+    """One octet per element: 10 MB once took 84 s and 4.4 GB; now the ceiling stops it."""
+    data = HEADER + b"\x00\x45" + b"\x05" * 10_000_000 + b"\x01"
+    with pytest.raises(WbxmlError, match="more than 1000 elements"):
+        decode(data, max_elements=1000)
+    with pytest.raises(WbxmlError, match="more than 250000 elements"):
+        decode(data)
+
+
+def test_string_table_references_cannot_amplify_without_bound() -> None:
+    """A 2-octet STR_T repeating a 1,000-character entry: at most 64 characters per
+    input octet (at least 1 MiB), and never more than max_output."""
+    table = b"a" * 1000 + b"\x00"
+    data = (
+        HEADER + encode_mb_u_int32(len(table)) + table + b"\x45" + b"\x83\x00" * 50_000 + b"\x01"
+    )
+    assert len(data) == 101_008
+    with pytest.raises(WbxmlError, match="more than 6464512 characters"):
+        decode(data)  # 64 per input octet
+    small = HEADER + encode_mb_u_int32(len(table)) + table + b"\x45" + b"\x83\x00" * 5 + b"\x01"
+    assert len(parts_text(decode(small).root.children)) == 5000
+    with pytest.raises(WbxmlError, match="more than 4000 characters"):
+        decode(small, max_output=4000)
+
+
+def test_text_in_a_million_pieces_is_joined_once() -> None:
+    """Joining pieces one by one copied the text per piece: quadratic, about 90 GB of
+    copying for these 300,000 pieces."""
+    table = b"ab\x00"
+    data = HEADER + bytes([len(table)]) + table + b"\x45" + b"\x83\x00" * 300_000 + b"\x01"
+    assert decode(data).root.children == ["ab" * 300_000]
+
+
+# ---------------------------------------------------------------- XML entities
+
+BILLION_LAUGHS = (
+    b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + b"".join(
+        f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">'.encode()
+        for i in range(1, 10)
+    )
+    + b"]><lolz>&lol9;</lolz>"
+)
+
+
+@pytest.mark.parametrize(
+    "xml",
+    [
+        BILLION_LAUGHS,
+        b'<!DOCTYPE r [<!ENTITY e SYSTEM "file:///etc/passwd">]><r>&e;</r>',
+        b'<!DOCTYPE r [<!ENTITY % p SYSTEM "http://example.invalid/x">]><r/>',
+        b'<!DOCTYPE r [<!ENTITY e "harmless">]><r>&e;</r>',
+    ],
+    ids=["billion-laughs", "external", "parameter", "internal"],
+)
+def test_entity_declarations_are_refused(xml: bytes) -> None:
+    """Refused by the codec itself, whatever the expat version (no expansion, no file
+    read, nothing dropped silently)."""
+    with pytest.raises(WbxmlError, match=r"declaration .* refused"):
+        parse_xml(xml)
+    with pytest.raises(WbxmlError, match="refused"):
+        encode(xml)
+
+
+def test_undeclared_entity_is_an_error_not_dropped() -> None:
+    with pytest.raises(WbxmlError, match="undefined entity &nosuch;"):
+        parse_xml(b'<!DOCTYPE r SYSTEM "r.dtd"><r>a&nosuch;b</r>')
+    assert parse_xml(b"<r>a&nbsp;b</r>").root.children == ["a\u00a0b"]
+
+
+def test_indentation_stops_growing_so_deep_documents_stay_linear() -> None:
+    """40 KB of nested tags once became 800 MB of indented XML (quadratic)."""
+    depth = 20_000
+    data = HEADER + b"\x00" + b"\x45" * depth + b"\x01" * depth
+    xml = to_xml(decode(data), indent=True)
+    assert len(xml) < 200 * depth
+    lines = xml.decode().splitlines()
+    assert lines[3] == "    <unknown_00_05>"
+    assert max(len(line) - len(line.lstrip(" ")) for line in lines) == 2 * INDENT_LIMIT
+    assert canonical_events(parse_xml(xml).root) == canonical_events(decode(data).root)

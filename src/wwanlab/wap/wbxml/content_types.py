@@ -10,7 +10,6 @@ from __future__ import annotations
 from wwanlab.wap.wbxml.encoder import encode
 from wwanlab.wap.wbxml.tables import TokenTable, table_by_name
 from wwanlab.wap.wbxml.wmlc import compile_wml
-from wwanlab.wap.wbxml.xmlio import Whitespace
 from wwanlab.web.media_type import parse_media_type
 
 BINARY_TYPES: dict[str, str] = {
@@ -39,12 +38,11 @@ def compile_content(content_type: str, body: bytes, version: str = "1.3") -> tup
     ``content_type`` may carry parameters (``; charset=...``); a type with no binary form
     raises ``KeyError`` and a malformed one ``ValueError``, so the caller decides to pass
     it through. SyncML names its version in the DOCTYPE or namespace, so the table is
-    found from the document.
+    found from the document. Whitespace follows the document type (``encode``'s default).
     """
     base = parse_media_type(content_type).essence
     binary = BINARY_TYPES[base]
     if base == "text/vnd.wap.wml":
         return binary, compile_wml(body, version)
     table: TokenTable | None = table_by_name(_TABLES[base]) if base in _TABLES else None
-    whitespace: Whitespace = "trim" if table is not None else "ignorable"
-    return binary, encode(body, version=version, table=table, whitespace=whitespace)
+    return binary, encode(body, version=version, table=table)

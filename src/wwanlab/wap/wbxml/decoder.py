@@ -2,8 +2,11 @@
 
 Every length read from the input is checked against what remains before use, string
 table references are checked against the table, mb_u_int32 values are capped at five
-octets, and nesting is tracked on an explicit stack with a depth limit, so hostile input
-costs bounded work and always ends in ``WbxmlError``.
+octets, and nesting is tracked on an explicit stack with a depth limit. The work is
+bounded too: the number of elements has a ceiling, and the characters the document
+holds (names and text; one string-table entry may be referenced many times) are
+bounded relative to the input and by a ceiling. So hostile input costs bounded time and
+memory and always ends in ``WbxmlError``.
 """
 
 from __future__ import annotations
@@ -23,11 +26,23 @@ from wwanlab.wap.wbxml.tree import (
     Opaque,
     Part,
     ProcessingInstruction,
+    parts_text,
 )
 from wwanlab.wap.wbxml.xmlio import DEFAULT_MAX_DEPTH
 
 _Child = Element | ProcessingInstruction | Part
 _C = TypeVar("_C", _Child, Part)
+
+DEFAULT_MAX_ELEMENTS = 250_000
+"""Most elements a document may hold: about 80 MB of tree and 2 s at the ceiling (at
+least 250 KB of input, several times what a WAP or SyncML message carries)."""
+DEFAULT_MAX_OUTPUT = 64 << 20
+"""Most characters (names and text) a document may hold, whatever its size."""
+EXPANSION = 64
+"""Characters a document may hold per input octet (a one-octet tag token names a tag of
+up to ~20 characters; a two-octet STR_T may repeat a long string)..."""
+MIN_OUTPUT = 1 << 20
+"""... but at least this many, so small documents are never refused for expanding."""
 
 DECODE_CHARSETS = {**CHARSETS, 0: "utf-8", 5: "iso-8859-2"}
 """Charsets the decoder reads; MIBenum 0 (unknown) is read as UTF-8."""
@@ -83,9 +98,16 @@ class _StringTable:
     def __init__(self, data: bytes, codec: str) -> None:
         self.data = data
         self.codec = codec
+        self._cache: dict[int, str] = {}  # a reference repeated is not scanned again
 
     def at(self, offset: int) -> str:
         """The NUL-terminated string at a byte offset (WBXML 5.7)."""
+        found = self._cache.get(offset)
+        if found is None:
+            found = self._cache[offset] = self._read(offset)
+        return found
+
+    def _read(self, offset: int) -> str:
         if offset >= len(self.data):
             raise WbxmlError(
                 f"string table reference {offset} out of range (table has {len(self.data)})"
@@ -101,12 +123,16 @@ def decode(
     *,
     table: TokenTable | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
+    max_output: int = DEFAULT_MAX_OUTPUT,
 ) -> Document:
     """Decode a WBXML document.
 
     The token table is ``table`` if given, else the one the header's public id names;
     tokens a table does not define decode as ``unknown_PP_TT`` names (page, token in
     hex) rather than failing, since WBXML 5.8.1 lets a reader skip what it does not know.
+    More than ``max_elements`` elements, or more characters than ``EXPANSION`` per input
+    octet (at least ``MIN_OUTPUT``, at most ``max_output``), raise ``WbxmlError``.
     """
     reader = _Reader(bytes(data))
     version_byte = reader.byte()
@@ -129,7 +155,8 @@ def decode(
         found = table_for_public_id(public_number)
         fpi = found.fpi if found is not None else None
     table = table or found
-    body = _Body(reader, strings, table, max_depth)
+    output = min(max_output, max(MIN_OUTPUT, EXPANSION * len(reader.data)))
+    body = _Body(reader, strings, table, _Limits(max_depth, max_elements, output))
     before = body.pis()
     root = body.element()
     after = body.pis()
@@ -146,14 +173,40 @@ def decode(
     )
 
 
+class _Limits:
+    """What one document may cost: nesting, elements, characters held."""
+
+    def __init__(self, max_depth: int, max_elements: int, max_output: int) -> None:
+        self.max_depth = max_depth
+        self.elements_left = max_elements
+        self.max_elements = max_elements
+        self.output_left = max_output
+        self.max_output = max_output
+
+    def element(self) -> None:
+        self.elements_left -= 1
+        if self.elements_left < 0:
+            raise WbxmlError(f"more than {self.max_elements} elements")
+
+    def text(self, text: str) -> str:
+        self.output_left -= len(text)
+        if self.output_left < 0:
+            raise WbxmlError(
+                f"document would hold more than {self.max_output} characters "
+                f"(at most {EXPANSION} per input octet)"
+            )
+        return text
+
+
 class _Body:
     def __init__(
-        self, reader: _Reader, strings: _StringTable, table: TokenTable | None, max_depth: int
+        self, reader: _Reader, strings: _StringTable, table: TokenTable | None, limits: _Limits
     ) -> None:
         self.r = reader
         self.strings = strings
         self.table = table
-        self.max_depth = max_depth
+        self.limits = limits
+        self.max_depth = limits.max_depth
         self.tag_page = 0
         self.attr_page = 0
 
@@ -168,7 +221,7 @@ class _Body:
         name, value, ended = self._attribute(self._attr_token())
         if not ended:
             raise WbxmlError(f"processing instruction not ended at offset {self.r.pos}")
-        return ProcessingInstruction(name, "".join(p for p in value if isinstance(p, str)))
+        return ProcessingInstruction(name, parts_text(value))
 
     def element(self) -> Element:
         """The body's element (WBXML 5.8.1 ``element``), read without recursion."""
@@ -217,7 +270,8 @@ class _Body:
         else:
             tags = self.table.tags if self.table else {}
             name = tags.get((self.tag_page, identity)) or _unknown(self.tag_page, identity)
-        node = Element(name)
+        self.limits.element()
+        node = Element(self.limits.text(name))
         if token & T.TAG_ATTRIBUTES:
             ended = False
             while not ended:
@@ -259,7 +313,8 @@ class _Body:
         else:
             start = self.table.attr_starts.get((self.attr_page, token)) if self.table else None
             name, prefix = start or (_unknown(self.attr_page, token), "")
-        value: list[Part] = [prefix] if prefix else []
+        self.limits.text(name)
+        value: list[Part] = [self.limits.text(prefix)] if prefix else []
         while True:
             token = self.r.byte()
             if token == T.SWITCH_PAGE:
@@ -273,7 +328,8 @@ class _Body:
             if token >= T.ATTR_VALUE_MIN and token not in T.GLOBAL_TOKENS:
                 table = self.table.attr_values if self.table else {}
                 text = table.get((self.attr_page, token))
-                value.append(text if text is not None else _unknown(self.attr_page, token))
+                text = text if text is not None else _unknown(self.attr_page, token)
+                value.append(self.limits.text(text))
                 continue
             part = self._content(token)
             if part is None:
@@ -286,9 +342,9 @@ class _Body:
     def _content(self, token: int) -> Part | None:
         """A content token other than a tag (WBXML 5.8.1 ``content``), or None."""
         if token == T.STR_I:
-            return self.r.cstring()
+            return self.limits.text(self.r.cstring())
         if token == T.STR_T:
-            return self.strings.at(self.r.mb())
+            return self.limits.text(self.strings.at(self.r.mb()))
         if token == T.ENTITY:
             code = self.r.mb()
             if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
@@ -297,9 +353,10 @@ class _Body:
         if token == T.OPAQUE:
             return Opaque(self.r.take(self.r.mb()))
         if token in (T.EXT_I_0, T.EXT_I_1, T.EXT_I_2):
-            return Extension(token - T.EXT_I_0, "i", self.r.cstring())
+            return Extension(token - T.EXT_I_0, "i", self.limits.text(self.r.cstring()))
         if token in (T.EXT_T_0, T.EXT_T_1, T.EXT_T_2):
-            return Extension(token - T.EXT_T_0, "t", self.strings.at(self.r.mb()))
+            value = self.limits.text(self.strings.at(self.r.mb()))
+            return Extension(token - T.EXT_T_0, "t", value)
         if token in (T.EXT_0, T.EXT_1, T.EXT_2):
             return Extension(token - T.EXT_0, "byte")
         return None
@@ -310,11 +367,19 @@ def _unknown(page: int, token: int) -> str:
 
 
 def _merge(parts: list[_C]) -> list[_C]:
-    """Join adjacent strings: text split over STR_I/STR_T/value tokens is one text."""
+    """Join adjacent strings: text split over STR_I/STR_T/value tokens is one text.
+
+    Runs are joined once each (adding piece by piece would copy the text per piece)."""
     out: list[_C] = []
+    run: list[str] = []
     for part in parts:
-        if isinstance(part, str) and out and isinstance(out[-1], str):
-            out[-1] = cast(_C, out[-1] + part)
-        elif part != "":
-            out.append(part)
-    return out
+        if isinstance(part, str):
+            run.append(part)
+            continue
+        if run:
+            out.append(cast(_C, "".join(run)))
+            run = []
+        out.append(part)
+    if run:
+        out.append(cast(_C, "".join(run)))
+    return [part for part in out if part != ""]

@@ -26,6 +26,7 @@ from wwanlab.wap.wbxml.tree import (
     Part,
     ProcessingInstruction,
 )
+from wwanlab.wap.wbxml.whitespace import collapse, drop_blank
 from wwanlab.wap.wbxml.xmlio import DEFAULT_MAX_DEPTH, Whitespace, parse_xml
 
 UNKNOWN_PUBLIC_ID = 0x01  # WBXML 7.2.1: "Unknown or missing public identifier"
@@ -39,13 +40,17 @@ VERSIONS = {(1, 0): 0x00, (1, 1): 0x01, (1, 2): 0x02, (1, 3): 0x03}
 
 _WORD = re.compile(r"\S+")
 _SUBSTRING_SEARCH_LIMIT = 2000  # distinct strings above which substring candidates are skipped
+_PRUNE_WORK_LIMIT = 200_000  # characters re-split per pruning round, at most
+_LARGE_TEXT = 256 * 1024  # distinct text above which only two string tables are priced
 
 
 @dataclass(frozen=True)
 class _Slot:
-    """A string to place: inline (STR_I) or by reference (STR_T), piecewise."""
+    """A string to place: inline (STR_I) or by reference (STR_T), piecewise unless
+    ``whole`` (the table's ``whole_text_in``): then one STR_I or one STR_T."""
 
     text: str
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,7 @@ def encode(
     table: TokenTable | None = None,
     charset: int | None = None,
     string_table: bool = True,
-    whitespace: Whitespace = "ignorable",
+    whitespace: Whitespace | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> bytes:
     """Encode a document (or XML bytes) as WBXML.
@@ -88,14 +93,28 @@ def encode(
     or an FPI), else from the document's DOCTYPE, else from its root element; with none
     found every tag and attribute is written literally (generic mode), so no
     well-formed document is refused. ``string_table=False`` writes every string inline.
+
+    ``whitespace`` applies to XML bytes (a ``Document`` is encoded as given); by
+    default it follows the document type: ``"collapse"`` where the table says text
+    whitespace is not significant (WML outside ``pre``, SI, SL, CO, provisioning),
+    ``"ignorable"`` elsewhere (SyncML data, SOAP, generic documents).
     """
     if isinstance(document, bytes | bytearray):
-        document = parse_xml(bytes(document), whitespace=whitespace, max_depth=max_depth)
+        parse_as: Whitespace = "preserve" if whitespace in (None, "collapse") else whitespace
+        document = parse_xml(bytes(document), whitespace=parse_as, max_depth=max_depth)
+        number, fpi, table = _resolve_public_id(document, public_id, table)
+        if whitespace is None:
+            whitespace = "collapse" if table is not None and table.collapse_space else "ignorable"
+        if whitespace == "collapse":
+            collapse(document.root, table)
+        elif whitespace == "ignorable":
+            drop_blank(document.root)
+    else:
+        number, fpi, table = _resolve_public_id(document, public_id, table)
     ver = parse_version(version if version is not None else document.version)
     mib = charset if charset is not None else document.charset
     if mib not in CHARSETS:
         raise WbxmlError(f"unsupported charset MIBenum {mib} (use 106, 4 or 3)")
-    number, fpi, table = _resolve_public_id(document, public_id, table)
     plan = _Planner(table, CHARSETS[mib], max_depth).plan(document)
     required: list[str] = [fpi] if fpi is not None else []
     required += [item.text for item in plan if isinstance(item, _Ref)]
@@ -152,9 +171,11 @@ class _Planner:
         self.items.append(bytes(octets))
 
     def _element_tree(self, root: Element) -> None:
-        # Stack entries: (node, preferred page from xmlns) or None meaning "emit END".
-        stack: list[tuple[Element | ProcessingInstruction | Part, int | None] | None] = [
-            (root, None)
+        # Stack entries: (node, preferred page from xmlns, text kept whole) or None
+        # meaning "emit END".
+        whole_in = self.table.whole_text_in if self.table else frozenset()
+        stack: list[tuple[Element | ProcessingInstruction | Part, int | None, bool] | None] = [
+            (root, None, False)
         ]
         depth = 0
         while stack:
@@ -163,7 +184,7 @@ class _Planner:
                 self._raw(T.END)
                 depth -= 1
                 continue
-            node, ns_page = entry
+            node, ns_page, whole = entry
             if isinstance(node, Element):
                 ns_page = self._namespace_page(node, ns_page)
                 has_content = self._start_tag(node, ns_page)
@@ -172,11 +193,12 @@ class _Planner:
                     if depth > self.max_depth:
                         raise WbxmlError(f"nested deeper than {self.max_depth} elements")
                     stack.append(None)
-                    stack.extend((child, ns_page) for child in reversed(node.children))
+                    whole = node.tag in whole_in
+                    stack.extend((child, ns_page, whole) for child in reversed(node.children))
             elif isinstance(node, ProcessingInstruction):
                 self._pi(node)
             else:
-                self._content(node)
+                self._content(node, whole)
 
     def _namespace_page(self, node: Element, inherited: int | None) -> int | None:
         if self.table is None or not self.table.namespaces:
@@ -281,9 +303,9 @@ class _Planner:
         ]
         return _cheapest_pieces(text, self.codec, _occurrences(text, options))
 
-    def _content(self, part: Part) -> None:
+    def _content(self, part: Part, whole: bool = False) -> None:
         if isinstance(part, str):
-            self._text(part)
+            self._text(part, whole)
         elif isinstance(part, Entity):
             self.items.append(bytes([T.ENTITY]) + T.encode_mb_u_int32(part.code))
         elif isinstance(part, Opaque):
@@ -302,12 +324,12 @@ class _Planner:
             self._raw(T.EXT_I_0 + ext.code)
             self.items.append(self._encode_str(ext.value or "") + b"\x00")
 
-    def _text(self, text: str) -> None:
+    def _text(self, text: str, whole: bool = False) -> None:
         """Text content: characters the charset lacks become ENTITY tokens."""
         if not text:
             return
         if self.codec == "utf-8":
-            self.items.append(_Slot(text))
+            self.items.append(_Slot(text, whole))
             return
         start = 0
         for i, char in enumerate(text):
@@ -315,11 +337,11 @@ class _Planner:
                 char.encode(self.codec)
             except UnicodeEncodeError:
                 if i > start:
-                    self.items.append(_Slot(text[start:i]))
+                    self.items.append(_Slot(text[start:i], whole))
                 self._content(Entity(ord(char)))
                 start = i + 1
         if start < len(text):
-            self.items.append(_Slot(text[start:]))
+            self.items.append(_Slot(text[start:], whole))
 
     def _encode_str(self, text: str) -> bytes:
         data = text.encode(self.codec, "xmlcharrefreplace")
@@ -377,19 +399,29 @@ def _candidates(slots: Counter[str], with_words: bool, with_substrings: bool = F
 def _prune(slots: Counter[str], required: list[str], optional: list[str], codec: str) -> list[str]:
     """Drop optional entries whose references save less than the entry costs.
 
-    An entry's saving is measured by re-splitting, without it, every string it occurs
-    in; a few rounds, since dropping one entry changes what the others save.
+    An entry's saving is measured by re-splitting, without it, every string whose
+    cheapest split uses it (a string that does not use an entry costs the same without
+    it); a few rounds, since dropping one entry changes what the others save. Above
+    ``_PRUNE_WORK_LIMIT`` characters to re-split, the candidate is left as it is, so
+    large documents cost linear work.
     """
     keep = list(optional)
     for _ in range(3):
         layout = _Layout(required + keep, codec)
-        costs = {text: _segment(text, layout, codec)[0] for text in slots}
+        users: dict[int, list[str]] = {}  # string table offset -> texts whose split uses it
+        costs: dict[str, int] = {}
+        for text in slots:
+            costs[text], pieces = _segment(text, layout, codec)
+            for piece in set(pieces):
+                if isinstance(piece, int):
+                    users.setdefault(piece, []).append(text)
+        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
+            return keep
         dropped = []
         for entry in keep:
             saving = sum(
-                k * (_segment(text, layout, codec, exclude=entry)[0] - costs[text])
-                for text, k in slots.items()
-                if entry in text
+                slots[text] * (_segment(text, layout, codec, exclude=entry)[0] - costs[text])
+                for text in users.get(layout.offset[entry], ())
             )
             if saving <= len(entry.encode(codec, "xmlcharrefreplace")) + 1:
                 dropped.append(entry)
@@ -489,13 +521,17 @@ def _cheapest_pieces(
 
 
 def _segment(
-    text: str, layout: _Layout, codec: str, exclude: str | None = None
+    text: str, layout: _Layout, codec: str, exclude: str | None = None, whole: bool = False
 ) -> tuple[int, list[str | int]]:
-    """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets)."""
+    """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets).
+
+    With ``whole`` the text is one piece: a reference to all of it, or inline."""
     inline_cost = len(text.encode(codec, "xmlcharrefreplace")) + 2
-    whole = layout.offset.get(text) if text != exclude else None
-    if whole is not None and 1 + T.mb_u_int32_size(whole) <= inline_cost:
-        return 1 + T.mb_u_int32_size(whole), [whole]
+    at = layout.offset.get(text) if text != exclude else None
+    if at is not None and 1 + T.mb_u_int32_size(at) <= inline_cost:
+        return 1 + T.mb_u_int32_size(at), [at]
+    if whole:
+        return inline_cost, [text]
     present = [e for e in layout.entries if e in text and e != exclude]
     if not present:
         return inline_cost, [text]
@@ -514,9 +550,12 @@ def _assemble(
     *,
     use_table: bool,
 ) -> bytes:
+    placed = {item for item in plan if isinstance(item, _Slot)}
     slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
     strategies: list[list[str]] = [[]]
-    if use_table:
+    if use_table and sum(len(text) for text in slots) > _LARGE_TEXT:
+        strategies.append(_candidates(slots, True))  # large: the two plainest only
+    elif use_table:
         for optional in (
             _candidates(slots, False),
             _candidates(slots, True),
@@ -528,13 +567,15 @@ def _assemble(
     best: bytes | None = None
     for optional in strategies:
         layout = _Layout(required + optional, codec)
-        pieces = {text: _segment(text, layout, codec)[1] for text in slots}
+        pieces = {slot: _segment(slot.text, layout, codec, whole=slot.whole)[1] for slot in placed}
         used = set(required)
         for split in pieces.values():
             used.update(layout.at[p] for p in split if isinstance(p, int))
         if used != set(layout.offset):  # drop entries nothing references, re-place
             layout = _Layout([s for s in required + optional if s in used], codec)
-            pieces = {text: _segment(text, layout, codec)[1] for text in slots}
+            pieces = {
+                slot: _segment(slot.text, layout, codec, whole=slot.whole)[1] for slot in placed
+            }
         encoded = _emit(plan, layout, pieces, fpi, number, version, mib, codec)
         if best is None or len(encoded) < len(best):
             best = encoded
@@ -545,7 +586,7 @@ def _assemble(
 def _emit(
     plan: list[_Item],
     layout: _Layout,
-    pieces: dict[str, list[str | int]],
+    pieces: dict[_Slot, list[str | int]],
     fpi: str | None,
     number: int | None,
     version: tuple[int, int],
@@ -561,7 +602,7 @@ def _emit(
     if version != (1, 0):  # WBXML 1.0 had no charset field
         out += T.encode_mb_u_int32(mib)
     out += T.encode_mb_u_int32(len(layout.data)) + layout.data
-    cache: dict[str, bytes] = {}
+    cache: dict[_Slot, bytes] = {}
     for item in plan:
         if isinstance(item, bytes):
             out += item
@@ -569,9 +610,9 @@ def _emit(
             out.append(item.token)
             out += T.encode_mb_u_int32(layout.offset[item.text])
         else:
-            chunk = cache.get(item.text)
+            chunk = cache.get(item)
             if chunk is None:
-                chunk = cache[item.text] = _slot_bytes(pieces[item.text], codec)
+                chunk = cache[item] = _slot_bytes(pieces[item], codec)
             out += chunk
     return bytes(out)
 

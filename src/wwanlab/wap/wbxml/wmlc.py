@@ -22,11 +22,8 @@ from wwanlab.wap.wbxml.encoder import encode
 from wwanlab.wap.wbxml.errors import WbxmlError
 from wwanlab.wap.wbxml.tables import TokenTable, table_by_name, table_for_public_id
 from wwanlab.wap.wbxml.tree import Element, Extension, Part, ProcessingInstruction
+from wwanlab.wap.wbxml.whitespace import collapse
 from wwanlab.wap.wbxml.xmlio import parse_xml
-
-_XML_SPACE = re.compile(r"[ \t\r\n]+")  # XML 1.0 [3] S
-EMPHASIS = frozenset({"b", "big", "em", "i", "small", "strong", "u"})
-"""WML 11.8.1 emphasis elements: space next to them is kept."""
 
 _VARIABLE = re.compile(
     r"\$\$|\$\((?P<paren>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<conv>[A-Za-z]+))?\)"
@@ -48,6 +45,7 @@ def compile_wml(xml: bytes, version: str = "1.3", *, wml_version: str | None = N
         raise WbxmlError(f"not a WML deck: root element is <{doc.root.tag}>")
     table = _wml_table(doc.public_id, wml_version)
     doc.public_id, doc.system_id = table.fpi, table.system_id
+    collapse(doc.root, table)
     _prepare(doc.root)
     return encode(doc, version=version, table=table, charset=106)
 
@@ -62,39 +60,20 @@ def _wml_table(public_id: str | None, wml_version: str | None) -> TokenTable:
 
 
 def _prepare(root: Element) -> None:
-    """Whitespace and variables over the whole deck, without recursion."""
-    stack: list[tuple[Element, bool]] = [(root, False)]
+    """Variables in text and attribute values over the whole deck, without recursion."""
+    stack = [root]
     while stack:
-        element, preserve = stack.pop()
-        space = element.get("xml:space")
-        preserve = element.tag == "pre" or (space == "preserve" if space else preserve)
+        element = stack.pop()
         element.attributes = [(name, _variables(value)) for name, value in element.attributes]
-        children = element.children
         out: list[Element | ProcessingInstruction | Part] = []
-        for i, child in enumerate(children):
+        for child in element.children:
             if isinstance(child, str):
-                text = child if preserve else _squeeze(child, children, i)
-                out.extend(_split_variables(text))
+                out.extend(_split_variables(child))
             else:
                 out.append(child)
                 if isinstance(child, Element):
-                    stack.append((child, preserve))
+                    stack.append(child)
         element.children = out
-
-
-def _squeeze(text: str, siblings: list[Element | ProcessingInstruction | Part], i: int) -> str:
-    """Collapse XML whitespace (not U+00A0, which ``&nbsp;`` must keep) and strip the
-    ends that do not touch an emphasis element."""
-    collapsed = _XML_SPACE.sub(" ", text)
-    if not (i > 0 and _emphasis(siblings[i - 1])):
-        collapsed = collapsed.lstrip(" ")
-    if not (i + 1 < len(siblings) and _emphasis(siblings[i + 1])):
-        collapsed = collapsed.rstrip(" ")
-    return collapsed
-
-
-def _emphasis(node: object) -> bool:
-    return isinstance(node, Element) and node.tag in EMPHASIS
 
 
 def _variables(value: list[Part]) -> list[Part]:

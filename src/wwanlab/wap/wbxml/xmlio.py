@@ -24,14 +24,19 @@ from wwanlab.wap.wbxml.tree import (
     ProcessingInstruction,
     extension_text,
 )
+from wwanlab.wap.wbxml.whitespace import XML_SPACE, collapse
 
 DEFAULT_MAX_DEPTH = 65536
 """Deepest nesting the codec accepts before raising ``WbxmlError``."""
+INDENT_LIMIT = 32
+"""Deepest level ``to_xml(indent=True)`` indents further: indentation growing with depth
+made output quadratic (40 KB of nested tags became 800 MB of XML)."""
 
 
-Whitespace = Literal["preserve", "ignorable", "trim"]
-"""What parsing keeps: all text; all but whitespace-only text nodes (the default); or
-text nodes stripped at both ends, which is what ``xml2wbxml`` does without ``-k``."""
+Whitespace = Literal["preserve", "ignorable", "trim", "collapse"]
+"""What parsing keeps: all text; all but whitespace-only text nodes (the default); text
+nodes stripped at both ends, which is what ``xml2wbxml`` does without ``-k``; or text
+with runs of whitespace collapsed as well (``whitespace.collapse``)."""
 
 
 def parse_xml(
@@ -40,7 +45,9 @@ def parse_xml(
     """Parse well-formed XML into a ``Document`` (DOCTYPE public/system ids kept).
 
     Undeclared named entities (``&nbsp;`` in WML: the DTD is external and never read)
-    resolve to their HTML/ISO character if they have one.
+    resolve to their HTML/ISO character if they have one. Entity declarations are
+    refused, whatever the expat version: internal ones are how "billion laughs"
+    expansion starts, external ones would read files (as defusedxml forbids both).
     """
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -58,8 +65,9 @@ def parse_xml(
         chunk = "".join(text)
         text.clear()
         if whitespace == "trim":
-            chunk = chunk.strip()
-        if stack and chunk and (whitespace == "preserve" or chunk.strip()):
+            chunk = chunk.strip(XML_SPACE)
+        kept = whitespace in ("preserve", "collapse") or chunk.strip(XML_SPACE)
+        if stack and chunk and kept:
             stack[-1].children.append(chunk)
 
     def start(name: str, attrs: list[str]) -> None:
@@ -100,6 +108,10 @@ def parse_xml(
             raise WbxmlError(f"undefined entity &{name};")
         chars(chr(code))
 
+    def entity_decl(name: str, is_parameter: int, *_rest: object) -> None:
+        kind = "parameter entity" if is_parameter else "entity"
+        raise WbxmlError(f"{kind} declaration {name!r} refused (entity expansion is not allowed)")
+
     def start_doctype(_name: str, system: str | None, public: str | None, _int: int) -> None:
         doctype["public"], doctype["system"] = public, system
 
@@ -109,6 +121,7 @@ def parse_xml(
     parser.ProcessingInstructionHandler = pi
     parser.SkippedEntityHandler = skipped
     parser.StartDoctypeDeclHandler = start_doctype
+    parser.EntityDeclHandler = entity_decl
     parser.ordered_attributes = True
     try:
         parser.Parse(data, True)
@@ -116,6 +129,8 @@ def parse_xml(
         raise WbxmlError(f"malformed XML: {exc}") from None
     if not roots:
         raise WbxmlError("malformed XML: no root element")
+    if whitespace == "collapse":
+        collapse(roots[0])
     return Document(
         root=roots[0],
         public_id=doctype["public"],
@@ -125,47 +140,96 @@ def parse_xml(
     )
 
 
-_NOT_XML_10 = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+NOT_XML_10 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 """Characters WBXML strings may carry but XML 1.0 text cannot (XML 1.0 [2])."""
+
+_ATTR_SPACE = {"\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
+"""Whitespace a parser would turn into spaces in an attribute (XML 1.0 section 3.3.3)."""
+
+_NAME_START = (
+    ":A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff"
+    "\u200c\u200d\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd"
+    "\U00010000-\U000effff"
+)
+_NAME = re.compile(f"[{_NAME_START}][{_NAME_START}\\-.0-9\u00b7\u0300-\u036f\u203f-\u2040]*")
+"""XML 1.0 (fifth edition) [5] Name."""
+_PUBID = re.compile(r"[ \r\na-zA-Z0-9\-'()+,./:=?;!*#@$_%]*")
+"""XML 1.0 [13] PubidChar*."""
 
 
 def _escape(text: str, quote: bool = False) -> str:
-    """Escape markup; characters XML 1.0 forbids become references (XML 1.1 reads them)."""
+    """Escape markup so a parser reads back exactly ``text``.
+
+    CR becomes ``&#13;`` (a parser would turn a literal CR into LF), and in attribute
+    values TAB and LF too (a parser would turn them into spaces). Characters XML 1.0
+    forbids become references, which only XML 1.1 parsers accept; NUL, which no XML
+    can hold, raises ``WbxmlError``.
+    """
+    if "\x00" in text:
+        raise WbxmlError("NUL cannot be written in XML")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = text.replace("\r", "&#13;")
     if quote:
-        text = text.replace('"', "&quot;")
-    return _NOT_XML_10.sub(lambda m: f"&#{ord(m.group())};", text)
+        text = text.replace('"', "&quot;").replace("\t", "&#9;").replace("\n", "&#10;")
+    return NOT_XML_10.sub(lambda m: f"&#{ord(m.group())};", text)
+
+
+def opaque_text(data: bytes) -> str | None:
+    """The text opaque data is written as, or None when it must be base64.
+
+    Opaque data is text when it is valid UTF-8 holding no character XML 1.0 text cannot
+    carry: no NUL or other C0 control but TAB, LF and CR, no U+FFFE or U+FFFF. So a vCard
+    in a SyncML ``Data`` (CR LF line ends, tabs) is text; anything else is base64.
+    """
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if NOT_XML_10.search(decoded) else decoded
 
 
 def _part_xml(part: Part, quote: bool) -> str:
     """XML spelling of one part.
 
     Entities become character references; extensions WML's ``$(name...)`` syntax;
-    opaque data CDATA when it is UTF-8 text, otherwise base64 (XML cannot carry
-    arbitrary bytes; libwbxml also writes base64 for opaque data).
+    opaque data CDATA (escaped text in an attribute) when ``opaque_text`` finds it is
+    text, otherwise base64 (XML cannot carry arbitrary bytes; libwbxml also writes
+    base64 for opaque data). CDATA cannot hold ``]]>`` nor keep a CR, so those two
+    are written outside it.
     """
     if isinstance(part, str):
         return _escape(part, quote)
     if isinstance(part, Entity):
-        return f"&#{part.code};"
+        return _escape(part.char, quote) if part.code < 0x20 else f"&#{part.code};"
     if isinstance(part, Extension):
         return _escape(extension_text(part), quote)
     assert isinstance(part, Opaque)
-    try:
-        decoded = part.data.decode("utf-8")
-    except UnicodeDecodeError:
-        decoded = None
-    if decoded is not None and decoded.isprintable() and not quote:
-        return "<![CDATA[" + decoded.replace("]]>", "]]]]><![CDATA[>") + "]]>"
-    return base64.b64encode(part.data).decode("ascii")
+    text = opaque_text(part.data)
+    if text is None:
+        return base64.b64encode(part.data).decode("ascii")
+    if quote:
+        return _escape(text, quote)
+    cdata = text.replace("]]>", "]]]]><![CDATA[>").replace("\r", "]]>&#13;<![CDATA[")
+    return "<![CDATA[" + cdata + "]]>"
+
+
+def _name(name: str, what: str) -> str:
+    if _NAME.fullmatch(name) is None:
+        raise WbxmlError(f"{what} {name!r} is not an XML name: cannot be written as XML")
+    return name
 
 
 def to_xml(doc: Document, *, indent: bool = False) -> bytes:
-    """Serialize a document as UTF-8 XML with its DOCTYPE. Iterative: any depth."""
+    """Serialize a document as UTF-8 XML with its DOCTYPE. Iterative: any depth.
+
+    What XML cannot say raises ``WbxmlError`` instead of producing malformed output: a
+    name that is not an XML name (WBXML ``LITERAL`` names are any string), an attribute
+    given twice, ``?>`` inside a processing instruction, a public id with characters
+    XML forbids there.
+    """
     out: list[str] = ['<?xml version="1.0" encoding="UTF-8"?>\n']
     if doc.public_id:
-        # XML 1.0 [75]: PUBLIC needs a system literal, empty if none is known.
-        out.append(f'<!DOCTYPE {doc.root.tag} PUBLIC "{doc.public_id}" "{doc.system_id or ""}">\n')
+        out.append(_doctype(doc))
     for pi in doc.before:
         out.append(_pi_xml(pi) + "\n")
     # Work items: (node, depth, closing tag or None); depth -1 means "inside mixed
@@ -175,14 +239,16 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
     ]
     while work:
         item, depth, closing = work.pop()
-        pad = "\n" + "  " * depth if indent and depth >= 0 and not out[-1].endswith("\n") else ""
+        pad = (
+            "\n" + "  " * min(depth, INDENT_LIMIT)
+            if indent and depth >= 0 and not out[-1].endswith("\n")
+            else ""
+        )
         if closing is not None:
             out.append(pad + closing)
         elif isinstance(item, Element):
-            attrs = "".join(
-                f' {name}="{"".join(_part_xml(p, True) for p in parts)}"'
-                for name, parts in item.attributes
-            )
+            _name(item.tag, "element")
+            attrs = _attributes_xml(item)
             if not item.children:
                 out.append(f"{pad}<{item.tag}{attrs}/>")
                 continue
@@ -203,5 +269,37 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
     return "".join(out).encode("utf-8")
 
 
+def _doctype(doc: Document) -> str:
+    public, system = doc.public_id or "", doc.system_id or ""
+    if _PUBID.fullmatch(public) is None:
+        raise WbxmlError(f"public id {public!r} has characters XML forbids in one")
+    if '"' in system:
+        raise WbxmlError(f"system id {system!r} holds a quote")
+    # XML 1.0 [75]: PUBLIC needs a system literal, empty if none is known.
+    return f'<!DOCTYPE {_name(doc.root.tag, "element")} PUBLIC "{public}" "{system}">\n'
+
+
+def _attributes_xml(element: Element) -> str:
+    seen: set[str] = set()
+    out = []
+    for name, parts in element.attributes:
+        if name in seen:
+            raise WbxmlError(f"attribute {name!r} given twice on <{element.tag}>")
+        seen.add(name)
+        value = "".join(_part_xml(p, True) for p in parts)
+        out.append(f' {_name(name, "attribute")}="{value}"')
+    return "".join(out)
+
+
 def _pi_xml(pi: ProcessingInstruction) -> str:
-    return f"<?{pi.target} {pi.data}?>" if pi.data else f"<?{pi.target}?>"
+    target = _name(pi.target, "processing instruction target")
+    if target.lower() == "xml" or "?>" in pi.data:
+        raise WbxmlError(f"processing instruction <?{target} {pi.data[:40]}?> is not XML")
+    return f"<?{target} {_escape_pi(pi.data)}?>" if pi.data else f"<?{target}?>"
+
+
+def _escape_pi(data: str) -> str:
+    """PI data has no escapes: characters XML 1.0 forbids cannot be written."""
+    if NOT_XML_10.search(data):
+        raise WbxmlError("processing instruction data holds a character XML forbids")
+    return data

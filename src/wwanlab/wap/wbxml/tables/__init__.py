@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from wwanlab.wap.wbxml.errors import WbxmlError
 from wwanlab.wap.wbxml.tables.base import TokenTable
+from wwanlab.wap.wbxml.tables.ota import OTA7, UNKNOWN_PUBLIC_ID
 from wwanlab.wap.wbxml.tables.prov import PROV10
 from wwanlab.wap.wbxml.tables.push import CO10, SI10, SL10
 from wwanlab.wap.wbxml.tables.soap import SOAP11
@@ -25,11 +26,12 @@ from wwanlab.wap.wbxml.tables.wml import WML11, WML12, WML13
 
 ALL_TABLES: tuple[TokenTable, ...] = (
     WML11, WML12, WML13, SI10, SL10, CO10, PROV10,
-    SYNCML11, DEVINF11, SYNCML12, METINF12, DEVINF12, SOAP11,
+    SYNCML11, DEVINF11, SYNCML12, METINF12, DEVINF12, SOAP11, OTA7,
 )  # fmt: skip
 
-_BY_NUMBER = {t.public_id: t for t in ALL_TABLES if t.public_id is not None}
-_BY_FPI = {t.fpi: t for t in ALL_TABLES}
+# A table sent as "unknown" (OTA settings) is found from its root, never from the header.
+_BY_NUMBER = {t.public_id: t for t in ALL_TABLES if t.public_id not in (None, UNKNOWN_PUBLIC_ID)}
+_BY_FPI = {t.fpi: t for t in ALL_TABLES if t.fpi}
 _BY_NAME = {t.name.lower(): t for t in ALL_TABLES}
 
 

@@ -32,6 +32,17 @@ class TokenTable:
     """A namespace that identifies the type when the root declares it (any prefix)."""
     date_attrs: frozenset[str] = frozenset()
     """Attributes whose dates travel as OPAQUE BCD (SI, WAP-167 8.2.2)."""
+    collapse_space: bool = False
+    """Text whitespace is not significant (WML outside ``pre``, SI, SL, CO, provisioning):
+    encoding XML collapses it by default, as Kannel's compilers and libwbxml do."""
+    space_kept_in: frozenset[str] = frozenset()
+    """Elements whose text keeps its whitespace even so (WML 11.8.1 ``pre``)."""
+    space_kept_beside: frozenset[str] = frozenset()
+    """Elements whose neighbouring space is significant (WML 11.8.1 emphasis)."""
+    whole_text_in: frozenset[str] = frozenset()
+    """Elements whose text travels as one string token, never split over several:
+    libwbxml 0.11.8 writes each piece of a SyncML ``Data`` as its own CDATA section
+    and produces malformed XML when there are several."""
 
     @cached_property
     def tag_tokens(self) -> dict[str, list[PageToken]]:

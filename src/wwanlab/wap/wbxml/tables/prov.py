@@ -175,6 +175,7 @@ PROV10 = TokenTable(
     fpi="-//WAPFORUM//DTD PROV 1.0//EN",
     system_id="http://www.wapforum.org/DTD/prov.dtd",
     root="wap-provisioningdoc",
+    collapse_space=True,
     tags=_TAGS,
     attr_starts=_ATTRS,
     attr_values=_VALUES,

@@ -15,6 +15,7 @@ SI10 = TokenTable(
     fpi="-//WAPFORUM//DTD SI 1.0//EN",
     system_id="http://www.wapforum.org/DTD/si.dtd",
     root="si",
+    collapse_space=True,
     tags=page(0, {0x05: "si", 0x06: "indication", 0x07: "info", 0x08: "item"}),
     attr_starts=attr_page(
         0,
@@ -45,6 +46,7 @@ SL10 = TokenTable(
     fpi="-//WAPFORUM//DTD SL 1.0//EN",
     system_id="http://www.wapforum.org/DTD/sl.dtd",
     root="sl",
+    collapse_space=True,
     tags=page(0, {0x05: "sl"}),
     attr_starts=attr_page(
         0,
@@ -68,6 +70,7 @@ CO10 = TokenTable(
     fpi="-//WAPFORUM//DTD CO 1.0//EN",
     system_id="http://www.wapforum.org/DTD/co_1.0.dtd",
     root="co",
+    collapse_space=True,
     tags=page(0, {0x05: "co", 0x06: "invalidate-object", 0x07: "invalidate-service"}),
     attr_starts=attr_page(
         0,

@@ -63,6 +63,7 @@ SYNCML11 = TokenTable(
     fpi="-//SYNCML//DTD SyncML 1.1//EN",
     system_id="http://www.syncml.org/docs/syncml_represent_v11_20020213.dtd",
     root="SyncML",
+    whole_text_in=frozenset({"Data"}),
     tags={**page(0, _SYNCML_11), **page(1, _METINF_11)},
     namespaces={"SYNCML:SYNCML1.1": 0, METINF_NS: 1},
 )
@@ -81,6 +82,7 @@ SYNCML12 = TokenTable(
     fpi="-//SYNCML//DTD SyncML 1.2//EN",
     system_id="http://www.openmobilealliance.org/tech/DTD/OMA-TS-SyncML_RepPro_DTD-V1_2.dtd",
     root="SyncML",
+    whole_text_in=frozenset({"Data"}),
     tags={**page(0, _SYNCML_12), **page(1, _METINF_12)},
     namespaces={"SYNCML:SYNCML1.2": 0, METINF_NS: 1},
 )

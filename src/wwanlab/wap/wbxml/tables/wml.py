@@ -65,6 +65,11 @@ _VALUES = {
     0x9E: "top", 0x9F: "unknown", 0xA0: "wrap", 0xA1: "www.",
 }  # fmt: skip
 
+PRE = frozenset({"pre"})
+"""WML 1.3 section 11.8: preformatted text keeps its whitespace."""
+EMPHASIS = frozenset({"b", "big", "em", "i", "small", "strong", "u"})
+"""WML 1.3 section 11.8: emphasis elements, whose neighbouring space is significant."""
+
 WML11 = TokenTable(
     name="wml11",
     public_id=0x04,
@@ -74,6 +79,9 @@ WML11 = TokenTable(
     tags=page(0, _TAGS_11),
     attr_starts=attr_page(0, _ATTRS_11),
     attr_values=page(0, _VALUES),
+    collapse_space=True,
+    space_kept_in=PRE,
+    space_kept_beside=EMPHASIS,
 )
 WML12 = TokenTable(
     name="wml12",
@@ -84,6 +92,9 @@ WML12 = TokenTable(
     tags=page(0, _TAGS_12),
     attr_starts=attr_page(0, _ATTRS_12),
     attr_values=page(0, _VALUES),
+    collapse_space=True,
+    space_kept_in=PRE,
+    space_kept_beside=EMPHASIS,
 )
 WML13 = TokenTable(
     name="wml13",
@@ -94,4 +105,7 @@ WML13 = TokenTable(
     tags=page(0, _TAGS_12),
     attr_starts=attr_page(0, _ATTRS_13),
     attr_values=page(0, _VALUES),
+    collapse_space=True,
+    space_kept_in=PRE,
+    space_kept_beside=EMPHASIS,
 )
