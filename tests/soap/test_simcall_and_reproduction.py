@@ -1,5 +1,7 @@
 """A SOAP call on the simulator, and the wsp-webservices reproduction's pieces."""
 
+import asyncio
+
 import pytest
 
 from wwanlab.experiments.reproduction import load_reproductions
@@ -64,3 +66,22 @@ def test_babelfish_envelope_has_the_papers_size_and_the_band_spans_table_designs
 @pytest.mark.parametrize("name", ["wsp-webservices"])
 def test_registered(name: str) -> None:
     assert name in load_reproductions()
+
+
+def test_calls_from_behind_the_emulator_agree_with_the_simulator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One nop() by connectionless WSP from inside wwanlab emulate's namespace over
+    gprs-3plus1 (300 ms each way): one round trip plus serialization, as simulated."""
+    from wwanlab.emu.netns import EmulatorUnavailable, check_can_emulate
+    from wwanlab.reproductions import wsp_webservices
+
+    try:
+        check_can_emulate()
+    except EmulatorUnavailable as exc:
+        pytest.skip(str(exc))
+    monkeypatch.setattr(wsp_webservices, "EMU_METHODS", [("nop", None)])
+    (row,) = asyncio.run(wsp_webservices._emulated("wsp", 1, seed=3))
+    simulated = simulate_call("wsp", Call("nop"), "gprs-3plus1", seed=3).t_call
+    assert row["workload.method"] == "nop"
+    assert abs(row["t_call_ms"] / 1000 - simulated) < 0.1  # s: timer and kernel slack

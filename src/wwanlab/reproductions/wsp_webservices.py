@@ -21,6 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
+from wwanlab.emu.netns import EmulatorUnavailable, check_can_emulate
 from wwanlab.experiments.reproduction import (
     Claim,
     ClaimPart,
@@ -73,6 +74,14 @@ SEED = 2003  # the paper's year
 SIM_REPETITIONS, QUICK_SIM_REPETITIONS = 5, 2
 CALLS, QUICK_CALLS = 50, 10  # calls timed per method and transport on loopback
 WARMUP_CALLS = 3  # calls before timing: imports, the gateway's origin connection
+# Behind the emulator every call takes a GPRS round trip or two (about 1-2 s), so fewer
+# calls and payloads: one of each method.
+EMU_METHODS: list[tuple[str, int | None]] = [
+    ("nop", None),
+    ("getString", 500),
+    ("getIntArray", 50),
+]
+EMU_CALLS, QUICK_EMU_CALLS = 5, 2
 
 # Paper 001 section 3.1: "a SOAP call to the BabelFish translation Web Service of 508
 # bytes length is encoded in WBXML. The resulting encoded message has a length of 326
@@ -113,6 +122,10 @@ ASSUMPTIONS = [
     "service, the reply encoded when the phone asks for it); the gateway and the service "
     "are one host, the wired leg between them free (it is off the air and the same for "
     "both transports).",
+    f"t_call behind the emulator: the client in wwanlab emulate's namespace over {SIM_PRESET}"
+    ", the gateway and service on the host side, the kernel's TCP; "
+    f"{EMU_CALLS} timed calls of nop(), getString(500), getIntArray(50) per transport after "
+    "one untimed call. Measured only where the machine can emulate (root, TUN).",
     "t_call on loopback (section 4.4: 'client and service were running on the local host'): "
     f"our gateway and the aiohttp service on this machine, {CALLS} timed calls per method "
     f"and transport after {WARMUP_CALLS} untimed ones, one run at a time. The paper's 250 "
@@ -162,20 +175,43 @@ def run_loopback(params: dict[str, Any], seed: int) -> list[Row]:
     return asyncio.run(_loopback(str(params["stack.transport"]), int(params["workload.calls"])))
 
 
-async def _loopback(transport: str, calls: int) -> list[Row]:
+@experiment_kind("soap-emulated")
+def run_emulated(params: dict[str, Any], seed: int) -> list[Row]:
+    """Timed calls from inside ``wwanlab emulate``'s namespace over the GPRS preset to the
+    gateway and service on the host side: real sockets, the kernel's TCP, the link model
+    in real time (needs root)."""
+    return asyncio.run(
+        _emulated(str(params["stack.transport"]), int(params["workload.calls"]), seed)
+    )
+
+
+async def _serve(host: str) -> tuple[str, Any, web.AppRunner]:
+    """The benchmark service and our gateway on ``host``; (service URL, gateway, runner)."""
     from wwanlab.aio.gateway import Gateway, GatewayConfig
-    from wwanlab.soap.client import HttpTransport, SoapClient, Transport, WspTransport
     from wwanlab.soap.service import application
     from wwanlab.wap.gateway.policy import OriginPolicy
 
     runner = web.AppRunner(application(), access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, host, 0)
     await site.start()
     port = runner.addresses[0][1]
-    url = f"http://127.0.0.1:{port}/soap"
-    policy = OriginPolicy.from_strings(["127.0.0.0/8"])
-    gateway = await Gateway.start(GatewayConfig(port_cl=0, port_co=0, policy=policy))
+    policy = OriginPolicy.from_strings([f"{host}/32"])
+    config = GatewayConfig(host=host, port_cl=0, port_co=0, policy=policy)
+    return f"http://{host}:{port}/soap", await Gateway.start(config), runner
+
+
+async def _timed_calls(
+    url: str,
+    transport: str,
+    gateway: Any,
+    methods: Sequence[tuple[str, int | None]],
+    calls: int,
+    warmup: int,
+) -> list[Row]:
+    """``calls`` timed calls of each method after ``warmup`` untimed ones."""
+    from wwanlab.soap.client import HttpTransport, SoapClient, Transport, WspTransport
+
     chosen: Transport
     if transport == "http":
         chosen = HttpTransport()
@@ -184,26 +220,50 @@ async def _loopback(transport: str, calls: int) -> list[Row]:
     else:
         chosen = WspTransport(gateway.address("cl"))
     rows: list[Row] = []
+    async with SoapClient(url, chosen, wbxml=transport == "wsp-wbxml") as client:
+        for method, size in methods:
+            args: tuple[Value, ...] = () if size is None else (size,)
+            for i in range(warmup + calls):
+                result = await client.call(method, *args)
+                if i >= warmup:
+                    rows.append(
+                        {
+                            "workload.method": method,
+                            "workload.size": size or 0,
+                            "call": i - warmup,
+                            "t_call_ms": result.t_call * 1000,
+                            "t_soap_ms": result.t_soap * 1000,
+                        }
+                    )
+    return rows
+
+
+async def _loopback(transport: str, calls: int) -> list[Row]:
+    url, gateway, runner = await _serve("127.0.0.1")
     try:
-        async with SoapClient(url, chosen, wbxml=transport == "wsp-wbxml") as client:
-            for method, size in METHODS:
-                args: tuple[Value, ...] = () if size is None else (size,)
-                for i in range(WARMUP_CALLS + calls):
-                    result = await client.call(method, *args)
-                    if i >= WARMUP_CALLS:
-                        rows.append(
-                            {
-                                "workload.method": method,
-                                "workload.size": size or 0,
-                                "call": i - WARMUP_CALLS,
-                                "t_call_ms": result.t_call * 1000,
-                                "t_soap_ms": result.t_soap * 1000,
-                            }
-                        )
+        return await _timed_calls(url, transport, gateway, METHODS, calls, WARMUP_CALLS)
     finally:
         await gateway.close()
         await runner.cleanup()
-    return rows
+
+
+async def _emulated(transport: str, calls: int, seed: int) -> list[Row]:
+    from wwanlab.emu.link import EmulatedLink
+
+    async with EmulatedLink(SIM_PRESET, seed=seed) as link:
+        url, gateway, runner = await _serve(link.host_address)
+        try:
+            # the client runs in a thread inside the namespace, with its own event loop
+            return await link.guard(
+                link.run_in_namespace(
+                    lambda: asyncio.run(
+                        _timed_calls(url, transport, gateway, EMU_METHODS, calls, 1)
+                    )
+                )
+            )
+        finally:
+            await gateway.close()
+            await runner.cleanup()
 
 
 def sim_scenario(quick: bool) -> Scenario:
@@ -219,6 +279,17 @@ def sim_scenario(quick: bool) -> Scenario:
         repetitions=QUICK_SIM_REPETITIONS if quick else SIM_REPETITIONS,
         seed=SEED,
         description="Paper 001: one SOAP call over simulated GPRS, every octet counted",
+    )
+
+
+def emulated_scenario(quick: bool) -> Scenario:
+    return Scenario(
+        name="wsp_webservices_emulated" + ("_quick" if quick else ""),
+        kind="soap-emulated",
+        params={"workload.calls": QUICK_EMU_CALLS if quick else EMU_CALLS},
+        sweep={"stack.transport": SIM_TRANSPORTS},
+        seed=SEED,
+        description=f"Paper 001: t_call from behind wwanlab emulate over {SIM_PRESET}",
     )
 
 
@@ -343,7 +414,10 @@ def claims(
     vol: dict[tuple[str, str, int], dict[str, float]],
     loop: dict[tuple[str, str, int], tuple[float, float]],
     fish: dict[str, tuple[int, int]],
+    emu: dict[tuple[str, str, int], tuple[float, float]] | None = None,
 ) -> list[Claim]:
+    """The paper's claims on our numbers; ``emu`` (t_call behind the emulator) adds a
+    part to the t_call claim when the machine could emulate."""
     keys = [(m, s or 0) for m, s in METHODS]
     cut = [_pct(vol[("wsp", m, s)]["overhead"], vol[("http", m, s)]["overhead"]) for m, s in keys]
     out = [
@@ -416,6 +490,7 @@ def claims(
                     on_sim,
                     f"WSP {-max(sim_cut):+.0f}% to {-min(sim_cut):+.0f}% per call",
                 ),
+                *_emulated_part(emu, paper_cut),
             ],
         )
     )
@@ -436,6 +511,22 @@ def claims(
         )
     )
     return out
+
+
+def _emulated_part(
+    emu: dict[tuple[str, str, int], tuple[float, float]] | None, paper_cut: float
+) -> list[ClaimPart]:
+    if not emu:
+        return []
+    keys = [(m, s or 0) for m, s in EMU_METHODS]
+    cut = [_pct(emu[("wsp", m, s)][0], emu[("http", m, s)][0]) for m, s in keys]
+    return [
+        ClaimPart(
+            f"emulated {SIM_PRESET}, kernel TCP",
+            all(_about(c, paper_cut) for c in cut),
+            f"WSP {-max(cut):+.0f}% to {-min(cut):+.0f}% per call",
+        )
+    ]
 
 
 # --- figures ---------------------------------------------------------------------------------
@@ -545,10 +636,18 @@ def babelfish_figure(fish: dict[str, tuple[int, int]], path: Any) -> Any:
 def body(ctx: Context) -> ReproductionResult:
     sim_rows = ctx.execute(sim_scenario(ctx.quick))
     loop_rows = ctx.execute(loopback_scenario(ctx.quick), serial=True)
+    emu: dict[tuple[str, str, int], tuple[float, float]] = {}
+    emu_note = ""
+    try:
+        check_can_emulate()
+    except EmulatorUnavailable as exc:
+        emu_note = f"t_call behind the emulator was not measured: {exc}"
+    else:
+        emu = loopback_means(ctx.execute(emulated_scenario(ctx.quick), serial=True))
     vol = volumes(sim_rows)
     loop = loopback_means(loop_rows)
     fish = babelfish_sizes()
-    found = claims(vol, loop, fish)
+    found = claims(vol, loop, fish, emu)
     fig_volume = volume_figure(vol, ctx.figure_path("volume.png"))
     fig_latency = latency_figure(loop, vol, ctx.figure_path("latency.png"))
     fig_fish = babelfish_figure(fish, ctx.figure_path("babelfish.png"))
@@ -565,13 +664,28 @@ def body(ctx: Context) -> ReproductionResult:
     ]
     latency_rows = [
         {
+            "where": where,
             "call": _label(m, s),
             "transport": LABELS[t],
             "t_call_ms": round(c, 3),
             "t_soap_ms": round(p, 3),
         }
-        for (t, m, s), (c, p) in sorted(loop.items())
+        for where, points in (("one host", loop), (f"emulated {SIM_PRESET}", emu))
+        for (t, m, s), (c, p) in sorted(points.items())
     ]
+    emulated = (
+        [
+            f"Behind wwanlab emulate ({SIM_PRESET}, kernel TCP, real sockets): "
+            + ", ".join(
+                f"{_label(m, s or 0)} HTTP {emu[('http', m, s or 0)][0]:.0f} ms, WSP "
+                f"{emu[('wsp', m, s or 0)][0]:.0f} ms"
+                for m, s in EMU_METHODS
+            )
+            + " (medians)."
+        ]
+        if emu
+        else [emu_note]
+    )
     fish_rows = [
         {"token table": g, "xml_octets": x, "wbxml_octets": w, "reduction_%": round(_pct(w, x), 1)}
         for g, (x, w) in fish.items()
@@ -624,6 +738,7 @@ def body(ctx: Context) -> ReproductionResult:
             ),
         ],
         assumptions=ASSUMPTIONS,
+        findings=emulated,
     )
     return ReproductionResult(NAME, found, page)
 
