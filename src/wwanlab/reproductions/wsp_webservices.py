@@ -33,6 +33,7 @@ from wwanlab.experiments.reproduction import (
     reproduction_page,
 )
 from wwanlab.experiments.scenario import Row, Scenario, experiment_kind
+from wwanlab.experiments.store import ResultStore
 from wwanlab.experiments.summary import summarize
 from wwanlab.report import (
     Figure,
@@ -81,7 +82,7 @@ EMU_METHODS: list[tuple[str, int | None]] = [
     ("getString", 500),
     ("getIntArray", 50),
 ]
-EMU_CALLS, QUICK_EMU_CALLS = 5, 2
+EMU_CALLS, QUICK_EMU_CALLS = 5, 1
 
 # Paper 001 section 3.1: "a SOAP call to the BabelFish translation Web Service of 508
 # bytes length is encoded in WBXML. The resulting encoded message has a length of 326
@@ -395,26 +396,29 @@ def volumes(rows: Sequence[Row]) -> dict[tuple[str, str, int], dict[str, float]]
     return out
 
 
-def loopback_means(rows: Sequence[Row]) -> dict[tuple[str, str, int], tuple[float, float]]:
-    """Per (transport, method, size): the median t_call and t_soap in ms."""
-    groups: dict[tuple[str, str, int], list[Row]] = {}
-    for row in rows:
-        key = (row["stack.transport"], row["workload.method"], row["workload.size"])
-        groups.setdefault(key, []).append(row)
-    return {
-        key: (
-            statistics.median(r["t_call_ms"] for r in group),
-            statistics.median(r["t_soap_ms"] for r in group),
+Timings = dict[tuple[str, str, int], tuple[float, float, float, float]]
+"""Per (transport, method, size): median t_call, median t_soap, t_call's p10 and p90 (ms)."""
+
+
+def loopback_means(rows: Sequence[Row]) -> Timings:
+    """The medians and deciles of timed calls, grouped by DuckDB."""
+    if not rows:
+        return {}
+    with ResultStore(":memory:") as store:
+        store.write("calls", rows)
+        found = store.query(
+            'SELECT "stack.transport", "workload.method", "workload.size", '
+            "median(t_call_ms), median(t_soap_ms), quantile_cont(t_call_ms, 0.1), "
+            "quantile_cont(t_call_ms, 0.9) FROM calls GROUP BY ALL"
         )
-        for key, group in groups.items()
-    }
+    return {(str(t), str(m), int(s)): (a, b, c, d) for t, m, s, a, b, c, d in found}
 
 
 def claims(
     vol: dict[tuple[str, str, int], dict[str, float]],
-    loop: dict[tuple[str, str, int], tuple[float, float]],
+    loop: Timings,
     fish: dict[str, tuple[int, int]],
-    emu: dict[tuple[str, str, int], tuple[float, float]] | None = None,
+    emu: Timings | None = None,
 ) -> list[Claim]:
     """The paper's claims on our numbers; ``emu`` (t_call behind the emulator) adds a
     part to the t_call claim when the machine could emulate."""
@@ -513,9 +517,7 @@ def claims(
     return out
 
 
-def _emulated_part(
-    emu: dict[tuple[str, str, int], tuple[float, float]] | None, paper_cut: float
-) -> list[ClaimPart]:
+def _emulated_part(emu: Timings | None, paper_cut: float) -> list[ClaimPart]:
     if not emu:
         return []
     keys = [(m, s or 0) for m, s in EMU_METHODS]
@@ -571,7 +573,7 @@ def volume_figure(vol: dict[tuple[str, str, int], dict[str, float]], path: Any) 
 
 
 def latency_figure(
-    loop: dict[tuple[str, str, int], tuple[float, float]],
+    loop: Timings,
     vol: dict[tuple[str, str, int], dict[str, float]],
     path: Any,
 ) -> Any:
@@ -636,7 +638,7 @@ def babelfish_figure(fish: dict[str, tuple[int, int]], path: Any) -> Any:
 def body(ctx: Context) -> ReproductionResult:
     sim_rows = ctx.execute(sim_scenario(ctx.quick))
     loop_rows = ctx.execute(loopback_scenario(ctx.quick), serial=True)
-    emu: dict[tuple[str, str, int], tuple[float, float]] = {}
+    emu: Timings = {}
     emu_note = ""
     try:
         check_can_emulate()
@@ -668,10 +670,11 @@ def body(ctx: Context) -> ReproductionResult:
             "call": _label(m, s),
             "transport": LABELS[t],
             "t_call_ms": round(c, 3),
+            "t_call p10-p90": f"{lo:.3f}-{hi:.3f}",
             "t_soap_ms": round(p, 3),
         }
         for where, points in (("one host", loop), (f"emulated {SIM_PRESET}", emu))
-        for (t, m, s), (c, p) in sorted(points.items())
+        for (t, m, s), (c, p, lo, hi) in sorted(points.items())
     ]
     emulated = (
         [
