@@ -576,6 +576,7 @@ def latency_figure(
     loop: Timings,
     vol: dict[tuple[str, str, int], dict[str, float]],
     path: Any,
+    emu: Timings | None = None,
 ) -> Any:
     from matplotlib.figure import Figure as MplFigure
 
@@ -605,8 +606,18 @@ def latency_figure(
             color=protocol_colour(transport),
             label=LABELS[transport],
         )
+        if emu:
+            at = [keys.index((m, s or 0)) for m, s in EMU_METHODS]
+            right.scatter(
+                at,
+                [emu[(transport, m, s or 0)][0] for m, s in EMU_METHODS],
+                marker="x",
+                s=60,
+                color=protocol_colour(transport),
+                label=f"{LABELS[transport]}, emulated (median)",
+            )
     right.set_ylim(bottom=0)
-    right.set_title(f"Simulated {SIM_PRESET}", fontsize=9)
+    right.set_title(f"{SIM_PRESET}: simulated (lines), emulated (crosses)", fontsize=9)
     for ax in (left, right):
         ax.set_xticks(range(len(keys)), [_label(m, s) for m, s in keys], fontsize=7, rotation=20)
         ax.grid(True, alpha=0.3)
@@ -651,7 +662,7 @@ def body(ctx: Context) -> ReproductionResult:
     fish = babelfish_sizes()
     found = claims(vol, loop, fish, emu)
     fig_volume = volume_figure(vol, ctx.figure_path("volume.png"))
-    fig_latency = latency_figure(loop, vol, ctx.figure_path("latency.png"))
+    fig_latency = latency_figure(loop, vol, ctx.figure_path("latency.png"), emu)
     fig_fish = babelfish_figure(fish, ctx.figure_path("babelfish.png"))
     volume_rows = [
         {
