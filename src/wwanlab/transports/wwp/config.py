@@ -59,7 +59,3 @@ class WwpConfig:
     def baseline_time(self, segments: int) -> float:
         """B: seconds ``segments`` payloads take at the baseline throughput BT."""
         return segments * self.payload_size / self.baseline_bps
-
-    def send_t(self, segments: int) -> float:
-        """SEND_T for a wave of ``segments``: SEND_T_SLACK baseline wave times, + PROBE_T."""
-        return self.send_t_slack * self.baseline_time(segments) + self.probe_t

@@ -13,11 +13,12 @@ state; ``TABLE`` lists every pair that acts, any other pair is ignored and count
     PROBED1  PROBE1          new or repeated cycle: send PR1_ACK again      -> PROBED1
              PROBE2          RTT1 := now - PR1_ACK's time; send PR2_ACK     -> PROBED2
              DATA            as in OPEN (a whole wave ends the cycle)       -> PROBED1|OPEN
-    PROBED2  PROBE1          as in PROBED1                                  -> PROBED1
+             FIN             as in OPEN (the cycle's N-S_ACK came late)     -> CLOSED
+    PROBED2  PROBE1(other wave) a new cycle: as in PROBED1 (a repeat: ignored) -> PROBED1
              PROBE2          repeated: send PR2_ACK again, note its time    -> PROBED2
              PROBE3          RTT2 := now - PR2_ACK's time; level from the RTTs
                              and their jitter; send N-S_ACK(wave)           -> OPEN
-             DATA            as in OPEN                                     -> PROBED2|OPEN
+             DATA, FIN       as in OPEN                         -> PROBED2|OPEN|CLOSED
     CLOSED   FIN             resend FIN_ACK                                 -> CLOSED
 
 Paper 004 2.3: PR1_ACK to PROBE2 is the first RTT, PR2_ACK to PROBE3 the second. The
@@ -95,6 +96,7 @@ class WwpReceiver:
         self._meter: WaveMeter | None = None
         self._sent_at = 0.0  # when the last PR1_ACK / PR2_ACK left
         self._rtt1 = 0.0
+        self._cycle = -1  # the wave number of the probe cycle under way
         self._answer: Segment | None = None  # the last N-S_ACK, for a repeated PROBE3
         self._out: list[tuple[bytes, Address]] = []
         self._events: list[Event] = []
@@ -174,9 +176,17 @@ class WwpReceiver:
         return R.OPEN
 
     def _probe1(self, seg: Segment, now: float) -> ReceiverState:
+        self._cycle = seg.wave
         self._send(Segment(Kind.PR1_ACK, wave=seg.wave))
         self._sent_at = now
         return R.PROBED1
+
+    def _new_cycle(self, seg: Segment, now: float) -> ReceiverState:
+        """A PROBE1 of this cycle is a late repeat; of another wave, a new cycle."""
+        if seg.wave == self._cycle:
+            self.stats.ignored["PROBED2/PROBE1 repeated"] += 1
+            return R.PROBED2
+        return self._probe1(seg, now)
 
     def _probe2(self, seg: Segment, now: float) -> ReceiverState:
         self._rtt1 = now - self._sent_at
@@ -278,10 +288,12 @@ TABLE: dict[tuple[ReceiverState, Kind], Action] = {
     (R.PROBED1, Kind.PROBE1): WwpReceiver._probe1,
     (R.PROBED1, Kind.PROBE2): WwpReceiver._probe2,
     (R.PROBED1, Kind.DATA): WwpReceiver._data,
-    (R.PROBED2, Kind.PROBE1): WwpReceiver._probe1,
+    (R.PROBED1, Kind.FIN): WwpReceiver._fin,
+    (R.PROBED2, Kind.PROBE1): WwpReceiver._new_cycle,
     (R.PROBED2, Kind.PROBE2): WwpReceiver._repeat_probe2,
     (R.PROBED2, Kind.PROBE3): WwpReceiver._probe3,
     (R.PROBED2, Kind.DATA): WwpReceiver._data,
+    (R.PROBED2, Kind.FIN): WwpReceiver._fin,
     (R.CLOSED, Kind.FIN): WwpReceiver._fin,
 }
 """Every (state, segment kind) pair that acts; any other is a late or repeated segment

@@ -68,6 +68,7 @@ class SenderInput(Enum):
 
 
 S, In = SenderState, SenderInput
+MAX_BACKOFF = 5  # PROBE_T doubles at most 5 times (x32) while retries go unanswered
 Action = Callable[["WwpSender", Segment | None, float], SenderState]
 
 
@@ -87,6 +88,8 @@ class WwpSender:
         self._next_new = 0  # the first sequence number never sent
         self._unacked: set[int] = set()
         self._control: Segment | None = None  # the control segment a timer resends
+        self._control_at: float | None = None  # when it left, if it was sent only once
+        self.srtt: float | None = None  # smoothed RTT of control exchanges (Karn's rule)
         self._timer: float | None = None
         self._out: list[tuple[bytes, Address]] = []
         self._events: list[Event] = []
@@ -164,6 +167,9 @@ class WwpSender:
         if action is None:
             self.stats.ignored[f"{self.state.name}/{kind.name}"] += 1
             return
+        if seg is not None and self._control_at is not None:
+            sample = now - self._control_at
+            self.srtt = sample if self.srtt is None else self.srtt + (sample - self.srtt) / 8
         self.state = action(self, seg, now)
 
     def _connected(self, seg: Segment | None, now: float) -> SenderState:
@@ -206,6 +212,7 @@ class WwpSender:
     def _resend(self, seg: Segment | None, now: float) -> SenderState:
         assert self._control is not None
         self._send_control(self._control, now)
+        self._control_at = None  # Karn: a reply to a resent segment is no RTT sample
         return self.state
 
     def _finished(self, seg: Segment | None, now: float) -> SenderState:
@@ -249,8 +256,9 @@ class WwpSender:
             last = total is not None and seq == total - 1
             self._emit(Segment(Kind.DATA, level, self.wave, count, seq, last, payload=payload))
         self.stats.waves += 1
-        self._control = None
-        self._timer = now + c.send_t(count)
+        self._control = self._control_at = None
+        # SEND_T: the wave's baseline slack, then one reply time (docs/wwp.md)
+        self._timer = now + c.send_t_slack * c.baseline_time(count) + self._reply_time()
         return S.WAVE
 
     # --- helpers ---------------------------------------------------------------------------
@@ -265,9 +273,17 @@ class WwpSender:
         return -(-len(self._data) // self.config.payload_size)
 
     def _send_control(self, seg: Segment, now: float) -> None:
-        self._control = seg
+        """Send ``seg`` and arm PROBE_T for it: at least twice the smoothed RTT, doubled
+        for each retry in a row (as RFC 6298 5.5 backs off), so that a path slower than
+        PROBE_T is not flooded with repeats."""
+        self._control, self._control_at = seg, now
         self._emit(seg)
-        self._timer = now + self.config.probe_t
+        self._timer = now + self._reply_time() * 2 ** min(self.retries, MAX_BACKOFF)
+
+    def _reply_time(self) -> float:
+        """PROBE_T, or twice the smoothed RTT on a path slower than that."""
+        probe_t = self.config.probe_t
+        return probe_t if self.srtt is None else max(probe_t, 2 * self.srtt)
 
     def _emit(self, seg: Segment) -> None:
         data = seg.encode()
