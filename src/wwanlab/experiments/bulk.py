@@ -25,6 +25,7 @@ from wwanlab.tcp import TcpConfig
 from wwanlab.tcp.endpoint import TcpEndpoint
 from wwanlab.tcp.events import ConnectionClosed, DataReceived, PeerClosed
 from wwanlab.tcp.segment import decode_segment
+from wwanlab.tcp.stats import Recorder
 from wwanlab.transports.wwp import (
     DataReceived as WwpData,
 )
@@ -175,15 +176,21 @@ def wwp_bulk(size: int, link: LinkFactory, seed: int, config: WwpConfig) -> Bulk
     return result
 
 
-def tcp_bulk(size: int, link: LinkFactory, seed: int, config: TcpConfig) -> Bulk:
+def tcp_bulk(
+    size: int,
+    link: LinkFactory,
+    seed: int,
+    config: TcpConfig,
+    recorder: Recorder | None = None,
+) -> Bulk:
     """Upload ``size`` random octets by TCP; the sender closes after the data, the
-    receiver when it sees the FIN."""
+    receiver when it sees the FIN. ``recorder`` sees the sender's cwnd changes."""
     bed = Testbed(seed, link)
     kernel = bed.net.kernel
     data = random.Random(seed).randbytes(size)
     server = TcpEndpoint(FIXED_IP, SINK_PORT, config, kernel.stream("tcp", "fixed"))
     server.listen()
-    client = TcpEndpoint(MOBILE_IP, MOBILE_PORT, config, kernel.stream("tcp", "mobile"))
+    client = TcpEndpoint(MOBILE_IP, MOBILE_PORT, config, kernel.stream("tcp", "mobile"), recorder)
     chunks: list[bytes] = []
     end: list[float] = []
 
