@@ -85,6 +85,7 @@ class WwpReceiver:
         self.state = R.LISTEN
         self.stats = WwpStats()
         self.peer: Address | None = None
+        self.opened_at: float | None = None  # when the first CONN arrived
         self.level = self.config.initial_level
         self.cum = 0  # every segment below is delivered
         self.high = 0  # one past the highest segment received
@@ -155,6 +156,8 @@ class WwpReceiver:
 
     def _accept(self, seg: Segment, now: float) -> ReceiverState:
         c = self.config
+        if self.opened_at is None:
+            self.opened_at = now
         self._send(Segment(Kind.CONN_ACK, self.level, count=c.wave_unit, seq=c.payload_size))
         return R.OPEN
 
