@@ -24,9 +24,9 @@ def test_send_and_receive_a_file_between_processes(tmp_path: Path) -> None:
     source, sink = tmp_path / "in.bin", tmp_path / "out.bin"
     source.write_bytes(data)
     port = free_port()
+    listen = ["--port", str(port), "--bind", "127.0.0.1", "-o", str(sink), "--json"]
     receiver = subprocess.Popen(
-        [CONSOLE_SCRIPT, "wwp", "receive", "--port", str(port), "--bind", "127.0.0.1"]
-        + ["-o", str(sink), "--json"],
+        [CONSOLE_SCRIPT, "wwp", "receive", *listen],
         stdout=subprocess.PIPE,
         text=True,
     )
