@@ -21,7 +21,9 @@ state; ``TABLE`` lists every pair that acts, any other pair is ignored and count
              DATA, FIN       as in OPEN                         -> PROBED2|OPEN|CLOSED
     CLOSED   FIN             resend FIN_ACK                                 -> CLOSED
 
-Paper 004 2.3: PR1_ACK to PROBE2 is the first RTT, PR2_ACK to PROBE3 the second. The
+Paper 004 2.3: PR1_ACK to PROBE2 is the first RTT, PR2_ACK to PROBE3 the second; the
+base they are compared with is the smallest RTT measured without a repeated probe or
+answer in between (Karn's rule). The
 N-S_ACK names the first missing segment, one past the highest received and every
 missing segment between them; the sender resends those. A segment that does not
 decode, comes from another address than the CONN's, lies outside the window, or
@@ -98,6 +100,7 @@ class WwpReceiver:
         self._sent_at = 0.0  # when the last PR1_ACK / PR2_ACK left
         self._rtt1 = 0.0
         self._cycle = -1  # the wave number of the probe cycle under way
+        self._clean = self._clean1 = True  # the RTT being measured, RTT1: unambiguous
         self._answer: Segment | None = None  # the last N-S_ACK, for a repeated PROBE3
         self._out: list[tuple[bytes, Address]] = []
         self._events: list[Event] = []
@@ -179,6 +182,8 @@ class WwpReceiver:
         return R.OPEN
 
     def _probe1(self, seg: Segment, now: float) -> ReceiverState:
+        # Karn's rule: after a second PR1_ACK, a PROBE2 may answer either one
+        self._clean = seg.wave != self._cycle
         self._cycle = seg.wave
         self._send(Segment(Kind.PR1_ACK, wave=seg.wave))
         self._sent_at = now
@@ -193,20 +198,26 @@ class WwpReceiver:
 
     def _probe2(self, seg: Segment, now: float) -> ReceiverState:
         self._rtt1 = now - self._sent_at
+        self._clean1, self._clean = self._clean, True
         self._send(Segment(Kind.PR2_ACK, wave=seg.wave))
         self._sent_at = now
         return R.PROBED2
 
     def _repeat_probe2(self, seg: Segment, now: float) -> ReceiverState:
+        self._clean = False
         self._send(Segment(Kind.PR2_ACK, wave=seg.wave))
         self._sent_at = now
         return R.PROBED2
 
     def _probe3(self, seg: Segment, now: float) -> ReceiverState:
         rtt2 = now - self._sent_at
-        seen = min(self._rtt1, rtt2)
-        self.min_rtt = seen if self.min_rtt is None else min(self.min_rtt, seen)
-        base = max(self.min_rtt, self.config.rtt_floor)
+        # Only unambiguous samples (Karn's rule) may lower the base RTT: one too small
+        # would make every later RTT look like congestion and pause WWP for good.
+        clean = [r for r, ok in ((self._rtt1, self._clean1), (rtt2, self._clean)) if ok]
+        if clean:
+            self.min_rtt = min(clean) if self.min_rtt is None else min(self.min_rtt, *clean)
+        seen = self.min_rtt if self.min_rtt is not None else min(self._rtt1, rtt2)
+        base = max(seen, self.config.rtt_floor)
         self.level = probe_level(
             self.level,
             self._rtt1,
