@@ -71,7 +71,7 @@ def test_run_one_row_has_goodput_bytes_and_energy() -> None:
     (row,) = run_one(params, 5)
     assert row["complete"] is True
     assert row["goodput_Bps"] == pytest.approx(SIZE / row["duration_s"])
-    assert 0 < row["j_per_mb_gprs"] and 0 < row["j_per_mb_umts"]
+    assert row["j_per_mb_gprs"] > 0 and row["j_per_mb_umts"] > 0
     assert row["joules_gprs"] == pytest.approx(row["j_per_mb_gprs"] * 5)
 
 
