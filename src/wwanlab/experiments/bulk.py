@@ -73,6 +73,7 @@ class Bulk:
     retransmissions: int = 0  # data segments sent again
     timeouts: int = 0  # SEND_T/PROBE_T or RTO expiries
     probe_cycles: int = 0
+    pauses: int = 0  # WWP: N-S_ACKs that set level 0
     radio: list[Sample] = field(default_factory=list, repr=False)
 
     @property
@@ -92,6 +93,7 @@ class Bulk:
             "retransmissions": self.retransmissions,
             "timeouts": self.timeouts,
             "probe_cycles": self.probe_cycles,
+            "pauses": self.pauses,
         }
 
 
@@ -173,6 +175,7 @@ def wwp_bulk(size: int, link: LinkFactory, seed: int, config: WwpConfig) -> Bulk
     result.retransmissions = sender.stats.data_resent
     result.timeouts = sender.stats.timeouts
     result.probe_cycles = sender.stats.probe_cycles
+    result.pauses = sender.stats.pauses
     return result
 
 

@@ -216,7 +216,7 @@ def scenarios(quick: bool) -> list[Scenario]:
 # --- statistics ----------------------------------------------------------------------------
 
 METRICS = ("duration_s", "goodput_Bps", "transport_bytes", "j_per_mb_gprs", "j_per_mb_umts")
-COUNTERS = ("retransmissions", "timeouts", "probe_cycles", "dropped")
+COUNTERS = ("retransmissions", "timeouts", "probe_cycles", "pauses", "dropped")
 
 Points = dict[tuple[str, float], dict[str, Summary]]
 """Per (protocol, drop): per metric, the summary over the completed runs."""
@@ -525,12 +525,19 @@ def findings(t1: Points) -> list[str]:
         "40.5 s). On a line with no propagation delay and an unbounded queue, TCP's 64 KB "
         "window keeps the line busy as WWP's back-to-back waves do, so the paper's 1.7x gap "
         "at 0% does not appear: whatever slowed the paper's x-kernel TCP is not in the paper.",
-        f"At 50% drop WWP ran {mean('wwp', 0.5, 'probe_cycles'):.0f} probe cycles per upload "
-        f"and resent {mean('wwp', 0.5, 'retransmissions'):.0f} segments; TCP Reno resent "
-        f"{mean('tcp-reno', 0.5, 'retransmissions'):.0f} with "
-        f"{mean('tcp-reno', 0.5, 'timeouts'):.0f} RTOs. VDELDROP delays every On-phase packet "
-        f"by up to {VDELDROP_DELAY_HI * 1000:g} ms, which the probe rule reads as congestion: "
-        "WWP pauses through most On phases and sends in the Off ones.",
+        *(
+            f"At {drop:.0%} drop WWP ran {mean('wwp', drop, 'probe_cycles'):.0f} probe cycles "
+            f"per upload, {mean('wwp', drop, 'pauses'):.0f} of them ending in a pause (level "
+            f"0), with {mean('wwp', drop, 'timeouts'):.0f} SEND_T/PROBE_T expiries, and resent "
+            f"{mean('wwp', drop, 'retransmissions'):.0f} segments; TCP Reno resent "
+            f"{mean('tcp-reno', drop, 'retransmissions'):.0f} with "
+            f"{mean('tcp-reno', drop, 'timeouts'):.0f} RTOs."
+            for drop in (0.10, 0.50)
+        ),
+        f"VDELDROP delays every On-phase packet by up to {VDELDROP_DELAY_HI * 1000:g} ms, "
+        "more than 4x the 10 ms base RTT, so a probe cycle in an On phase mostly ends in a "
+        "pause; at high drop rates probes are lost as well and PROBE_T backs off (up to "
+        "8 s), so WWP waits out much of each On phase and sends in the Off ones.",
     ]
 
 

@@ -191,6 +191,7 @@ class WwpSender:
         self._events.append(LevelSet(self.wave, seg.level, probed))
         self.wave = (self.wave + 1) % 256
         if self.level == 0:  # paper 004 2.2: "the sender will immediately probe"
+            self.stats.pauses += 1
             return self._probe(seg, now)
         return self._next_wave(now)
 

@@ -12,6 +12,7 @@ class WwpStats:
     data_resent: int = 0
     waves: int = 0
     probe_cycles: int = 0
+    pauses: int = 0  # N-S_ACKs that set level 0
     timeouts: int = 0  # SEND_T and PROBE_T expiries
     malformed: int = 0  # undecodable, from a stranger, or out of window: dropped
     duplicates: int = 0  # DATA already received
