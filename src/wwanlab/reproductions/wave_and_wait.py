@@ -491,14 +491,16 @@ def time_sequence(path: Path) -> Path:
         for start in range(0, math.ceil(end), 20):
             ax.axvspan(start, start + 10, color="grey", alpha=0.12, linewidth=0)
     data = [(s.time, s.seq) for s in wwp.radio if s.way == "tx" and s.what == "DATA"]
-    top.plot(*zip(*data, strict=True), ",", color="tab:blue", label="WWP DATA")
+    top.plot(*zip(*data, strict=True), ".", markersize=1, color="tab:blue", label="WWP DATA")
     probes = [s.time for s in wwp.radio if s.way == "tx" and s.what.startswith("PROBE")]
     top.plot(probes, [-60] * len(probes), "|", color="tab:blue", markersize=6, label="WWP probes")
     first = min(s.seq for s in tcp.radio if s.what == "tcp")
     seqs = [(s.time, (s.seq - first) / 1460) for s in tcp.radio if s.what == "tcp"]
-    top.plot(*zip(*seqs, strict=True), ",", color="tab:red", label="TCP Reno (segments of 1460)")
+    top.plot(
+        *zip(*seqs, strict=True), ".", markersize=1, color="tab:red", label="TCP Reno (/1460)"
+    )
     top.set_ylabel("segment number")
-    top.legend(loc="upper left", markerscale=20, fontsize=8)
+    top.legend(loc="upper left", fontsize=8)
     top.grid(True, alpha=0.3)
     bottom.step(
         [c.time for c in cwnd], [c.cwnd / 1460 for c in cwnd], where="post", color="tab:red"
