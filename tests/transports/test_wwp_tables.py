@@ -222,3 +222,16 @@ def test_probe_rtts_set_the_level() -> None:
     send(r, Segment(Kind.PROBE3, wave=0), 1.06)  # RTT2 50 ms: > 4 x the 10 ms base
     (nsack,) = rout(r)
     assert nsack.level == 0 and r.probes[-1].rtt1 == pytest.approx(0.01)
+
+
+def test_sender_drops_forged_replies() -> None:
+    s = sender_in(SenderState.WAVE)
+    reply(s, Segment(Kind.NSACK, 2, 0, seq=0, high=37))  # acks segment 36, never sent
+    reply(s, Segment(Kind.CONN_ACK, 3, count=12, seq=512))  # other payload size
+    s.receive_datagram(Segment(Kind.NSACK, 2, 0, seq=36, high=36).encode(), ME, 0.2)  # stranger
+    s.receive_datagram(b"\x40\x00", PEER, 0.2)  # truncated
+    assert s.stats.malformed == 4 and s.state is SenderState.WAVE and out(s) == []
+    two = WwpSender(PEER, WwpConfig(levels=2, initial_level=2))
+    two.connect(0.0)
+    reply(two, Segment(Kind.CONN_ACK, 3, count=12, seq=1024))  # level 3 of 2
+    assert two.stats.malformed == 1 and two.state is SenderState.CONNECTING

@@ -133,9 +133,12 @@ class WwpSender:
         kind = REPLIES[seg.kind]
         if kind in (In.NSACK, In.PR1_ACK, In.PR2_ACK) and seg.wave != self.wave:
             kind = In.STALE
-        sane = seg.high <= self._next_new and seg.level <= self.config.levels
-        if kind is In.NSACK and not sane:
-            self.stats.malformed += 1  # acknowledges what was never sent: forged
+        c = self.config
+        if seg.level > c.levels or (
+            (kind is In.NSACK and seg.high > self._next_new)  # acks what was never sent
+            or (kind is In.CONN_ACK and (seg.seq, seg.count) != (c.payload_size, c.wave_unit))
+        ):
+            self.stats.malformed += 1  # forged, or a peer with other sizes
             return
         self._dispatch(kind, seg, now)
 
