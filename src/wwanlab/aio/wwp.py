@@ -25,6 +25,10 @@ from wwanlab.transports.wwp import (
 from wwanlab.transports.wwp.stats import WwpStats
 
 LINGER = 2.0  # s the receiver keeps answering FIN after the stream ended
+PROGRESS_EVERY = 2.0  # s between calls of a sender's ``progress``
+
+Progress = Callable[[int, int], object]
+"""Called with (octets acknowledged, octets in all)."""
 
 
 class WwpFailed(Exception):
@@ -47,8 +51,10 @@ async def send(
     peer: Address,
     config: WwpConfig | None = None,
     local: Address = ("0.0.0.0", 0),
+    progress: Progress | None = None,
 ) -> Outcome:
-    """Send ``data`` to the receiver at ``peer``; returns when the FIN is answered."""
+    """Send ``data`` to the receiver at ``peer``; returns when the FIN is answered.
+    ``progress`` hears how far it got every ``PROGRESS_EVERY`` seconds."""
     sender = WwpSender(peer, config)
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Event] = loop.create_future()
@@ -64,6 +70,9 @@ async def send(
         sender.send(data, start)
         sender.close(start)
         driver.pump()
+        while not done.done() and progress is not None:
+            await asyncio.wait([done], timeout=PROGRESS_EVERY)
+            progress(sender.acknowledged, len(data))
         outcome = await done
     finally:
         driver.close()

@@ -116,6 +116,12 @@ class WwpSender:
         self._dispatch(In.DATA_READY, None, now)
 
     @property
+    def acknowledged(self) -> int:
+        """Octets the receiver has confirmed in order so far."""
+        below = min(self._unacked) if self._unacked else self._next_new
+        return min(below * self.config.payload_size, len(self._data))
+
+    @property
     def done(self) -> bool:
         return self.state in (S.DONE, S.FAILED)
 
