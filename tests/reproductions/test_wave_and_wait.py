@@ -111,3 +111,11 @@ def test_quick_run_prints_claims_json(
     con = duckdb.connect(str(db))
     assert con.sql("SELECT count(*) FROM wave_and_wait_table1_quick").fetchall() == [(24,)]
     assert con.sql("SELECT count(*) FROM wave_and_wait_table2_quick").fetchall() == [(16,)]
+
+
+def test_same_seed_same_run() -> None:
+    params = {"stack.protocol": "wwp", "link.overrides.loss": 0.33, "link.phase": "4-10"}
+    (row,) = run_one(params, 11)
+    assert row["complete"] and row["probe_cycles"] > 0 and row["dropped"] > 0
+    assert run_one(params, 11) == [row]
+    assert run_one(params, 12) != [row]
