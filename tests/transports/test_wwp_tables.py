@@ -37,7 +37,7 @@ def reply(sender: WwpSender, seg: Segment, now: float = 0.1) -> None:
 
 
 def sender_in(state: SenderState) -> WwpSender:
-    """A sender brought to ``state`` by the exchanges that lead there."""
+    """A sender brought to ``state`` by the exchanges that get it there."""
     s = WwpSender(PEER, CONFIG)
     if state is SenderState.CLOSED:
         return s

@@ -81,7 +81,7 @@ def _report(what: str, outcome: Outcome, json: bool) -> None:
                 "probe_cycles": stats.probe_cycles,
                 "timeouts": stats.timeouts,
                 "malformed": stats.malformed,
-                "duplicates": stats.duplicates,
+                "repeated": stats.repeated,
             }
         )
         return

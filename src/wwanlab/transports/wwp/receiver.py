@@ -256,7 +256,7 @@ class WwpReceiver:
 
     def _store(self, seg: Segment) -> None:
         if seg.seq < self.cum or seg.seq in self._buffer:
-            self.stats.duplicates += 1
+            self.stats.repeated += 1
             return
         self._buffer[seg.seq] = seg.payload
         self.high = max(self.high, seg.seq + 1)

@@ -15,5 +15,5 @@ class WwpStats:
     pauses: int = 0  # N-S_ACKs that set level 0
     timeouts: int = 0  # SEND_T and PROBE_T expiries
     malformed: int = 0  # undecodable, from a stranger, or out of window: dropped
-    duplicates: int = 0  # DATA already received
+    repeated: int = 0  # DATA segments already received
     ignored: Counter[str] = field(default_factory=Counter)  # table rows that ignore, by row
