@@ -60,6 +60,7 @@ COMMAND_MODULES: list[str] = [
     "pdu",
     "soap",
     "emulate",
+    "wwp",
 ]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""
 

@@ -2,7 +2,8 @@
 
 In the style of aioquic's tests: no sockets, no clock. Each direction has a one-way
 latency, an optional serialization rate, an MTU above which datagrams are dropped,
-seeded Bernoulli loss and a scripted ``drop`` hook for losing exact datagrams. Every
+an optional uniform extra delay per datagram (``jitter``, which reorders them), seeded
+Bernoulli loss and a scripted ``drop`` hook for losing exact datagrams. Every
 datagram that crossed, or was dropped, is kept in ``log`` for assertions.
 """
 
@@ -45,6 +46,7 @@ class Pair:
     rate_bps: float | None = None
     mtu: int | None = None
     loss: float = 0.0
+    jitter: float = 0.0  # s: each datagram is held a further uniform [0, jitter)
     drop: DropHook | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     client_addr: Address = CLIENT_ADDR
@@ -95,6 +97,8 @@ class Pair:
             start += len(data) * 8 / self.rate_bps
             self._busy_until[side] = start
         record.delivered_at = start + self.latency
+        if self.jitter:
+            record.delivered_at += self.rng.uniform(0.0, self.jitter)
         heapq.heappush(self._arrivals, (record.delivered_at, next(self._order), side, data))
 
     def _next_time(self) -> float | None:

@@ -26,7 +26,7 @@ from wwanlab.link.delay import (
     TruncatedNormalDelay,
     UniformDelay,
 )
-from wwanlab.link.loss import BernoulliLoss, OnOffLoss
+from wwanlab.link.loss import BernoulliLoss, OnOffLoss, PhaseLength
 from wwanlab.link.queue import DropTailQueue
 from wwanlab.link.rate import Rate, ServiceTime
 
@@ -455,8 +455,17 @@ DIALUP_56K = Preset(
 
 VDELDROP_PHASE = 10.0  # paper 004 Table 1: "10sec On/Off Drop phase"
 VDELDROP_DROP = 0.10  # paper 004 Tables 1-2: drop rates 5%, 10%, 20%, 33%, 50%; 10% default
-VDELDROP_LAN_BPS = 10_000_000  # assumed: 10 Mbit/s Ethernet between the x-kernel hosts
+# Derived, paper 004 Table 1 row 1.2: error-free WWP put 5268495 transport octets on the
+# wire in 40.5 s, 1.04 Mbit/s; the paper names no link, so it is taken as the link's rate.
+VDELDROP_BPS = 1_040_690
 VDELDROP_DELAY_HI = 0.050  # assumed: On-phase delay uniform on [0, 50 ms]
+
+
+def vdeldrop_stages(p: float, on: PhaseLength, off: PhaseLength) -> tuple[Rate, OnOffLoss]:
+    """One direction of VDELDROP: the line, then On/Off phases dropping ``p`` and
+    delaying each surviving packet during On (fixed or random phase lengths)."""
+    delay = UniformDelay(0.0, VDELDROP_DELAY_HI)
+    return Rate(VDELDROP_BPS, ETHERNET_OVERHEAD), OnOffLoss(p, on, off, delay=delay)
 
 
 def vdeldrop_preset(
@@ -469,18 +478,18 @@ def vdeldrop_preset(
 
     def plan(direction: str, loss: float | None) -> Plan:
         drop = p if loss is None else loss
-        delay = UniformDelay(0.0, VDELDROP_DELAY_HI)
-        onoff = OnOffLoss(drop, on, off, delay=delay)
+        rate, onoff = vdeldrop_stages(drop, on, off)
+        assert onoff.delay is not None
         # Of the packets delivered, the fraction that crossed an On phase (and its delay).
         delivered = 1 - onoff.long_run_loss
         delayed = onoff.on_fraction * (1 - drop) / delivered if delivered > 0 else 1.0
         return Plan(
-            [Rate(VDELDROP_LAN_BPS, ETHERNET_OVERHEAD), onoff],
+            [rate, onoff],
             _configured(
-                rate_bps=VDELDROP_LAN_BPS,
+                rate_bps=VDELDROP_BPS,
                 overhead_bytes=ETHERNET_OVERHEAD,
                 losses=[onoff.long_run_loss],
-                delays=[delay],
+                delays=[onoff.delay],
                 delay_active=delayed,
                 on_s=on,
                 off_s=off,
@@ -499,8 +508,8 @@ def vdeldrop_preset(
         citation=f"{PAPER_004} section 3 (Implementation & Testing), Tables 1-2",
         mtu=1500,
         assumptions=(
-            "link rate 10 Mbit/s Ethernet with 38 octets of framing: the paper gives none "
-            "(its error-free WWP goodput, 129453 B/s, needs at least 1.04 Mbit/s)",
+            "link rate 1.04 Mbit/s with Ethernet's 38 octets of framing: the paper gives "
+            "none; error-free WWP moved 5268495 octets in 40.5 s (Table 1 row 1.2)",
             "On-phase delay uniform on [0, 50 ms]: the paper says only that the delay "
             "is random and differs per segment",
             "the first phase is On, starting at time 0",

@@ -1,0 +1,112 @@
+"""WWP over real UDP sockets: send a byte string to a receiver, or receive one.
+
+Both run the sans-IO ``WwpSender``/``WwpReceiver`` under the one ``UdpDriver``. The
+receiver hands data to ``write`` in order as it arrives and, once the stream has
+ended, lingers for ``LINGER`` seconds answering repeated FINs (the sender's FIN_ACK may
+be lost) before it returns.
+"""
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from wwanlab.aio.udp import UdpDriver
+from wwanlab.core.address import Address
+from wwanlab.core.events import Event
+from wwanlab.transports.wwp import (
+    DataReceived,
+    Failed,
+    Finished,
+    StreamEnded,
+    WwpConfig,
+    WwpReceiver,
+    WwpSender,
+)
+from wwanlab.transports.wwp.stats import WwpStats
+
+LINGER = 2.0  # s the receiver keeps answering FIN after the stream ended
+PROGRESS_EVERY = 2.0  # s between calls of a sender's ``progress``
+
+Progress = Callable[[int, int], object]
+"""Called with (octets acknowledged, octets in all)."""
+
+
+class WwpFailed(Exception):
+    """The sender gave up (its retries went unanswered)."""
+
+
+@dataclass
+class Outcome:
+    size: int
+    seconds: float
+    stats: WwpStats
+
+    @property
+    def goodput(self) -> float:
+        return self.size / self.seconds if self.seconds > 0 else 0.0
+
+
+async def send(
+    data: bytes,
+    peer: Address,
+    config: WwpConfig | None = None,
+    local: Address = ("0.0.0.0", 0),
+    progress: Progress | None = None,
+) -> Outcome:
+    """Send ``data`` to the receiver at ``peer``; returns when the FIN is answered.
+    ``progress`` hears how far it got every ``PROGRESS_EVERY`` seconds."""
+    sender = WwpSender(peer, config)
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Event] = loop.create_future()
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, Finished | Failed) and not done.done():
+            done.set_result(event)
+
+    driver = await UdpDriver.bind(sender, on_event, local)
+    start = driver.now()
+    try:
+        sender.connect(start)
+        sender.send(data, start)
+        sender.close(start)
+        driver.pump()
+        while not done.done() and progress is not None:
+            await asyncio.wait([done], timeout=PROGRESS_EVERY)
+            progress(sender.acknowledged, len(data))
+        outcome = await done
+    finally:
+        driver.close()
+    if isinstance(outcome, Failed):
+        raise WwpFailed(outcome.reason)
+    return Outcome(len(data), driver.now() - start, sender.stats)
+
+
+async def receive(
+    write: Callable[[bytes], object],
+    local: Address,
+    config: WwpConfig | None = None,
+    *,
+    ready: Callable[[Address], None] | None = None,
+) -> Outcome:
+    """Receive one stream on ``local``, passing its octets to ``write`` in order."""
+    receiver = WwpReceiver(config)
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[int] = loop.create_future()
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, DataReceived):
+            write(event.data)
+        elif isinstance(event, StreamEnded) and not ended.done():
+            ended.set_result(event.size)
+
+    driver = await UdpDriver.bind(receiver, on_event, local)
+    if ready is not None:
+        ready(driver.local_address)
+    try:
+        size = await ended
+        assert receiver.opened_at is not None
+        seconds = driver.now() - receiver.opened_at
+        await asyncio.sleep(LINGER)
+    finally:
+        driver.close()
+    return Outcome(size, seconds, receiver.stats)

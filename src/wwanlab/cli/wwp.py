@@ -1,0 +1,145 @@
+"""``wwanlab wwp send FILE HOST:PORT`` and ``wwanlab wwp receive --port P -o FILE``:
+move one file by the Wave & Wait Protocol over UDP."""
+
+import asyncio
+import socket
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeElapsedColumn
+
+from wwanlab.aio.wwp import Outcome, WwpFailed, receive, send
+from wwanlab.cli.common import JsonOption, print_json
+from wwanlab.core.address import Address
+from wwanlab.core.errors import UsageError
+from wwanlab.transports.wwp import WwpConfig
+from wwanlab.transports.wwp.config import BASELINE_BPS, PROBE_T
+
+BaselineOption = Annotated[
+    float,
+    typer.Option("--bt", help="Baseline throughput BT, payload octets/s (both ends alike)."),
+]
+
+
+def parse_address(text: str) -> Address:
+    """``HOST:PORT`` with a port in 1..65535, the host resolved to an IPv4 address (the
+    sender takes replies only from the address it sends to)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise UsageError(f"address {text!r} is not HOST:PORT")
+    if not port.isdigit() or not 0 < int(port) <= 65535:
+        raise UsageError(f"address {text!r}: {port!r} is not a port number")
+    try:
+        infos = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_DGRAM)
+    except socket.gaierror as exc:
+        raise UsageError(f"address {text!r}: cannot resolve {host!r}: {exc.strerror}") from None
+    ip, number = infos[0][4][:2]
+    return str(ip), int(number)
+
+
+class Reporter:
+    """Progress on stderr: a bar on a terminal, else a plain line at each call."""
+
+    def __init__(self, total: int) -> None:
+        self.bar: Progress | None = None
+        if sys.stderr.isatty():
+            self.bar = Progress(
+                "sent", BarColumn(), DownloadColumn(), TimeElapsedColumn(), transient=True
+            )
+            self.task = self.bar.add_task("sent", total=total)
+            self.bar.start()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done)
+        else:
+            print(f"wwanlab wwp send: {done} of {total} octets acknowledged", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _config(bt: float, probe_t: float) -> WwpConfig:
+    return WwpConfig(baseline_bps=bt, probe_t=probe_t)
+
+
+def _report(what: str, outcome: Outcome, json: bool) -> None:
+    stats = outcome.stats
+    if json:
+        print_json(
+            {
+                what: outcome.size,
+                "seconds": round(outcome.seconds, 6),
+                "goodput_Bps": round(outcome.goodput, 1),
+                "segments_sent": stats.segments_sent,
+                "bytes_sent": stats.bytes_sent,
+                "data_resent": stats.data_resent,
+                "waves": stats.waves,
+                "probe_cycles": stats.probe_cycles,
+                "timeouts": stats.timeouts,
+                "malformed": stats.malformed,
+                "repeated": stats.repeated,
+            }
+        )
+        return
+    print(
+        f"{what} {outcome.size} octets in {outcome.seconds:.3f} s "
+        f"({outcome.goodput:.0f} octets/s); waves {stats.waves}, resent {stats.data_resent}, "
+        f"probe cycles {stats.probe_cycles}, dropped malformed {stats.malformed}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    wwp = typer.Typer(help="Move a file by the Wave & Wait Protocol (paper 004) over UDP.")
+    app.add_typer(wwp, name="wwp")
+
+    @wwp.command("send")
+    def send_command(
+        file: Annotated[Path, typer.Argument(help="The file to send.")],
+        address: Annotated[str, typer.Argument(help="The receiver's HOST:PORT.")],
+        bt: BaselineOption = BASELINE_BPS,
+        probe_t: Annotated[float, typer.Option(help="PROBE_T, seconds.")] = PROBE_T,
+        json: JsonOption = False,
+    ) -> None:
+        """Send FILE to a `wwanlab wwp receive` at HOST:PORT."""
+        peer = parse_address(address)
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {file}: {exc.strerror}") from None
+        reporter = Reporter(len(data))
+        try:
+            outcome = asyncio.run(send(data, peer, _config(bt, probe_t), progress=reporter))
+        except WwpFailed as exc:
+            print(f"wwanlab wwp send: gave up: {exc}", file=sys.stderr)
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            raise UsageError(f"cannot send to {address}: {exc.strerror or exc}") from None
+        finally:
+            reporter.close()
+        _report("sent", outcome, json)
+
+    @wwp.command("receive")
+    def receive_command(
+        port: Annotated[int, typer.Option("--port", "-p", help="UDP port to listen on.")],
+        output: Annotated[Path, typer.Option("-o", "--output", help="Write the data here.")],
+        bind: Annotated[str, typer.Option(help="Local address to listen on.")] = "0.0.0.0",
+        bt: BaselineOption = BASELINE_BPS,
+        json: JsonOption = False,
+    ) -> None:
+        """Receive one file on PORT and write it to OUTPUT."""
+        if not 0 < port <= 65535:
+            raise UsageError(f"--port {port} is not a port number")
+        try:
+            sink = output.open("wb")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+        with sink:
+            try:
+                outcome = asyncio.run(receive(sink.write, (bind, port), _config(bt, PROBE_T)))
+            except OSError as exc:
+                raise UsageError(f"cannot listen on {bind}:{port}: {exc.strerror}") from None
+        _report("received", outcome, json)

@@ -1,0 +1,1 @@
+"""Transports built for lossy wireless links, each a sans-IO sub-package (DESIGN.md)."""

@@ -1,0 +1,83 @@
+"""``wwanlab wwp send|receive``: a real transfer between two processes on loopback, and
+bad input as one line with exit code 2."""
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.experiments.invoke import wwanlab
+
+CONSOLE_SCRIPT = Path(sys.executable).parent / "wwanlab"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_send_and_receive_a_file_between_processes(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 3000 + b"tail"  # 768004 octets: a short last segment
+    source, sink = tmp_path / "in.bin", tmp_path / "out.bin"
+    source.write_bytes(data)
+    port = free_port()
+    listen = ["--port", str(port), "--bind", "127.0.0.1", "-o", str(sink), "--json"]
+    receiver = subprocess.Popen(
+        [CONSOLE_SCRIPT, "wwp", "receive", *listen],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        sent = subprocess.run(
+            [CONSOLE_SCRIPT, "wwp", "send", str(source), f"127.0.0.1:{port}", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        out, _ = receiver.communicate(timeout=60)
+    finally:
+        receiver.kill()
+    assert sent.returncode == 0, sent.stderr
+    assert json.loads(sent.stdout)["sent"] == len(data)
+    assert json.loads(out)["received"] == len(data)
+    assert sink.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["send", "/nonexistent/f", "127.0.0.1:9"], "cannot read /nonexistent/f"),
+        (["send", "{file}", "nohost"], "address 'nohost' is not HOST:PORT"),
+        (["send", "{file}", "127.0.0.1:0"], "'0' is not a port number"),
+        (["send", "{file}", "127.0.0.1:x9"], "'x9' is not a port number"),
+        (["receive", "--port", "70000", "-o", "{file}"], "--port 70000 is not a port number"),
+        (["receive", "--port", "9", "-o", "/nonexistent/d/o"], "cannot write /nonexistent/d/o"),
+    ],
+)
+def test_bad_input(
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    file = tmp_path / "f"
+    file.write_bytes(b"x")
+    code, out, err = wwanlab(capsys, monkeypatch, "wwp", *(a.format(file=file) for a in args))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "Traceback" not in err and message in err
+
+
+def test_port_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        port = busy.getsockname()[1]
+        args = ["receive", "--port", str(port), "--bind", "127.0.0.1", "-o", str(tmp_path / "o")]
+        code, out, err = wwanlab(capsys, monkeypatch, "wwp", *args)
+    assert (code, out) == (2, "")
+    assert err == f"wwanlab: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
