@@ -105,7 +105,7 @@ def test_quick_run_prints_claims_json(
     for claim in entry["claims"]:
         assert set(claim) == {"claim", "paper", "ours", "holds", "verdict", "parts"}
     page = (out / "wave-and-wait.html").read_text()
-    assert "Table 1: 10 s On/Off phases" in page and "J/MB GPRS" in page
+    assert "Table 1: goodput, 10 s On/Off phases" in page and "J/MB GPRS" in page
     for name in ("goodput", "byte-overhead", "energy", "time-sequence"):
         assert (out / "figures" / "wave-and-wait" / f"{name}.png").exists()
     con = duckdb.connect(str(db))
