@@ -39,6 +39,10 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option(help="Override the presets' loss knob (0..1).")
         ] = None,
         seed: Annotated[int, typer.Option(help="Seed of the link models' randomness.")] = 0,
+        proxy: Annotated[
+            str | None,
+            typer.Option(help="A proxy at the link's wired end: snoop or split (paper 002)."),
+        ] = None,
         pcap: Annotated[
             Path | None, typer.Option(help="Write pcaps of both ends to PREFIX-*.pcap.")
         ] = None,
@@ -75,6 +79,7 @@ def register(app: typer.Typer) -> None:
             seed=seed,
             pcap_prefix=pcap,
             log=log,
+            proxy=proxy,
         )
         try:
             status, summary = asyncio.run(shell.run(emulated, command or shell.default_command()))

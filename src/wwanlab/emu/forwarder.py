@@ -49,6 +49,8 @@ from wwanlab.core.errors import UsageError
 from wwanlab.emu.capture import Capture, PacketLog
 from wwanlab.emu.summary import DirectionStats
 from wwanlab.link.base import Direction, Drop
+from wwanlab.pep.base import PacketProxy
+from wwanlab.sim.ipv4 import ip_to_bytes
 
 MAX_PACKET = 65535  # RFC 791: Total Length is 16 bits, so no read needs more
 READ_BATCH = 64  # packets read from one descriptor before deadlines are served again
@@ -107,9 +109,15 @@ class Forwarder:
         *,
         pcap_prefix: Path | None = None,
         log: Path | None = None,
+        proxy: PacketProxy | None = None,
+        mobile: str | None = None,
     ) -> None:
+        if (proxy is None) != (mobile is None):
+            raise ValueError("a proxy needs the mobile's address, and only a proxy does")
         self._up = _Pipe("up", inner_fd, outer_fd, uplink, rng_up)
         self._down = _Pipe("down", outer_fd, inner_fd, downlink, rng_down)
+        self.proxy = proxy
+        self._mobile = None if mobile is None else ip_to_bytes(mobile)
         self.pcap_prefix = pcap_prefix
         self.log = log
         self._t0 = 0.0
@@ -197,9 +205,18 @@ class Forwarder:
         clock = time.monotonic
         t0 = self._t0
         pipes = (self._up, self._down)
+        proxy = self.proxy
         while True:
             now = clock() - t0
             wake = float("inf")
+            if proxy is not None:
+                due = proxy.get_timer()
+                if due is not None and due <= now:
+                    proxy.handle_timer(now)
+                    self._from_proxy(now)
+                    due = proxy.get_timer()
+                if due is not None:
+                    wake = due
             writable = []
             for pipe in pipes:
                 if pipe.heap and not pipe.blocked:
@@ -252,6 +269,12 @@ class Forwarder:
                 stats.first_arrival = now
             if capture is not None:
                 capture.entered(pipe.name, now, packet)
+            if pipe is self._down and self.proxy is not None:
+                # the proxy sits at the wired end: it sees the packet before the link
+                keep = self.proxy.receive_packet(packet, now)
+                self._from_proxy(now)
+                if not keep:
+                    continue
             verdict = direction.transmit(size, now, rng)
             if isinstance(verdict, Drop):
                 counters.drop(verdict.reason, size)
@@ -270,8 +293,15 @@ class Forwarder:
         counters = stats.counters
         capture = self._capture
         log = self._log
+        proxy = self.proxy if pipe is self._up else None
         while heap and heap[0][0] <= now:
             scheduled, _, arrival, packet = heap[0]
+            if proxy is not None and not proxy.receive_packet(packet, now):
+                heapq.heappop(heap)  # the proxy took it after the link (a suppressed ACK)
+                counters.delivered_packets += 1
+                counters.delivered_bytes += len(packet)
+                self._from_proxy(now)
+                continue
             try:
                 os.write(dst, packet)
             except BlockingIOError:
@@ -295,6 +325,25 @@ class Forwarder:
                 capture.left(pipe.name, sent, packet)
             if log is not None:
                 log.departed(pipe.name, len(packet), arrival, scheduled, sent)
+
+    def _from_proxy(self, now: float) -> None:
+        """Send what the proxy originated: toward the mobile through the downlink model,
+        anything else straight to the wired side."""
+        assert self.proxy is not None
+        down = self._down
+        for packet in self.proxy.packets_to_send(now):
+            if packet[16:20] == self._mobile:
+                verdict = down.direction.transmit(len(packet), now, down.rng)
+                if isinstance(verdict, Drop):
+                    down.stats.counters.drop(verdict.reason, len(packet))
+                    continue
+                heapq.heappush(down.heap, (verdict, down.seq, now, packet))
+                down.seq += 1
+            else:
+                try:
+                    os.write(self._up.dst, packet)
+                except OSError:  # the wired side refused it: TCP will resend
+                    continue
 
 
 class _SwitchInterval:

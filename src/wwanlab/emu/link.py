@@ -31,7 +31,9 @@ Example (as root)::
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -47,8 +49,14 @@ from wwanlab.emu.forwarder import Forwarder
 from wwanlab.emu.netns import Namespace, check_can_emulate, disable_ipv6, ip, open_tun
 from wwanlab.experiments.probe import LinkUnderTest
 from wwanlab.link.presets import get_preset
+from wwanlab.pep.snoop import SnoopAgent
+from wwanlab.pep.split import SplitProxy
+from wwanlab.tcp import TcpConfig
 
 T = TypeVar("T")
+
+PROXIES = ("snoop", "split")
+"""Proxies (``wwanlab.pep``) that may sit at the link's wired end (``--proxy``)."""
 
 HOST_ENV = "WWANLAB_HOST"  # as Mahimahi's MAHIMAHI_BASE: where the inner program finds the host
 
@@ -67,8 +75,12 @@ class EmulatedLink:
         seed: int = 0,
         pcap_prefix: Path | str | None = None,
         log: Path | str | None = None,
+        proxy: str | None = None,
     ) -> None:
         # Everything a user can get wrong is checked here, before anything is made.
+        if proxy not in (None, *PROXIES):
+            raise UsageError(f"unknown proxy {proxy!r} (known: {', '.join(PROXIES)})")
+        self.proxy = proxy
         self.downlink_preset = get_preset(downlink or preset)
         self.uplink_preset = get_preset(uplink or preset)
         self.loss = loss
@@ -89,6 +101,7 @@ class EmulatedLink:
         self._forwarder: Forwarder | None = None
         self._task: asyncio.Task[None] | None = None
         self._summary: dict[str, Any] | None = None
+        self._proxy: SnoopAgent | SplitProxy | None = None
 
     # --- what users read -------------------------------------------------------------
 
@@ -153,6 +166,7 @@ class EmulatedLink:
             "host_address": None if slot is None else slot.host_address,
             "inner_address": None if slot is None else slot.inner_address,
             "forwarder": counters,
+            "proxy": None if self._proxy is None else _proxy_summary(self._proxy),
         }
 
     # --- set-up and removal ----------------------------------------------------------
@@ -211,6 +225,7 @@ class EmulatedLink:
         )
         nat.add_masquerade(slot.table, slot.inner_address, slot.host_device)
         streams = RngStreams(self.seed)
+        self._proxy = _make_proxy(self.proxy, slot.inner_address, streams.stream("emu", "pep"))
         self._forwarder = Forwarder(
             inner,
             outer,
@@ -220,6 +235,8 @@ class EmulatedLink:
             streams.stream("emu", "up"),
             pcap_prefix=self.pcap_prefix,
             log=self.log,
+            proxy=self._proxy,
+            mobile=None if self._proxy is None else slot.inner_address,
         )
 
     async def _tear_down(self) -> None:
@@ -270,3 +287,28 @@ def _check_writable_folder(path: Path, option: str) -> None:
         tempfile.TemporaryFile(dir=folder).close()
     except OSError as exc:
         raise UsageError(f"{option}: cannot write in {str(folder)!r}: {exc.strerror}") from None
+
+
+def _make_proxy(
+    name: str | None, mobile: str, rng: random.Random
+) -> SnoopAgent | SplitProxy | None:
+    """The proxy ``name`` for the inner program's address, as paper 002 places it:
+    between the wired network (the host) and the radio (the link)."""
+    if name == "snoop":
+        return SnoopAgent({mobile})
+    if name == "split":
+        return SplitProxy({mobile}, TcpConfig(), TcpConfig(), rng)
+    return None
+
+
+def _proxy_summary(proxy: SnoopAgent | SplitProxy) -> dict[str, Any]:
+    if isinstance(proxy, SnoopAgent):
+        return {"kind": "snoop", **dataclasses.asdict(proxy.stats)}
+    stats = proxy.wireless_stats()
+    return {
+        "kind": "split",
+        "connections": len(proxy.relays),
+        "segments_sent": sum(s.segments_sent for s in stats),
+        "retransmissions": sum(s.retransmissions for s in stats),
+        "timer_retransmissions": sum(s.timer_retransmissions for s in stats),
+    }

@@ -10,6 +10,7 @@ of ``wwanlab.tcp`` with a configuration of its own (the wireless side may be tun
 | event | action |
 |---|---|
 | SYN from a fixed host to a mobile | the wired side (as the mobile) accepts it |
+| any other segment of a connection not split | passed on untouched |
 | wired side established | the wireless side (as the fixed host) connects |
 | bytes from the fixed host | buffered, passed on within the bound (B) |
 | bytes from the mobile | passed to the wired side |
@@ -46,7 +47,7 @@ from wwanlab.tcp import (
 )
 from wwanlab.tcp.errors import ConnectionNotOpen, MalformedSegment
 from wwanlab.tcp.events import TcpEvent
-from wwanlab.tcp.segment import SYN, decode_segment
+from wwanlab.tcp.segment import ACK, SYN, decode_segment
 from wwanlab.tcp.stats import TcpStats
 
 RELAY_BUFFER = 64 * 1024  # octets the wireless side may hold unacknowledged
@@ -112,8 +113,10 @@ class SplitProxy:
             relay = self._relays.get((fixed, mobile))
             listener = self._listeners.get(mobile)
             if relay is None and listener is None:
-                if not seg.flags & SYN:
-                    return True  # a connection that began before the proxy: leave it
+                if not seg.flags & SYN or seg.flags & ACK:
+                    # not a fixed host opening a connection (a SYN-ACK answers the
+                    # mobile's own SYN): a connection the proxy does not split
+                    return True
                 listener = self._listeners[mobile] = TcpEndpoint(
                     mobile[0], mobile[1], self.wired_config, self._rng
                 )
