@@ -6,6 +6,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ async def _curl(url: str, out: Path, spawn=None) -> int:
 def test_snoop_at_the_wired_end_for_a_download_by_the_program_inside(tmp_path: Path) -> None:
     (tmp_path / "f").write_bytes(os.urandom(SIZE))
 
-    async def main() -> dict:
+    async def main() -> dict[str, Any]:
         async with EmulatedLink("gprs-one-user", proxy="snoop", seed=4) as link:
             server = await _http_server(tmp_path, link.host_address, 18091)
             try:
@@ -78,7 +79,7 @@ def test_split_ends_the_hosts_connection_and_opens_its_own_to_the_inside(
     data = os.urandom(SIZE)
     got = tmp_path / "got"
 
-    async def main() -> dict:
+    async def main() -> dict[str, Any]:
         async with EmulatedLink("gprs-one-user", proxy="split", seed=4) as link:
             receiver = await link.spawn([sys.executable, "-c", RECEIVER, "18092", str(got)])
             for _ in range(50):  # until the receiver listens (its SYN-ACK is the proxy's)
