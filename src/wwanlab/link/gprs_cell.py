@@ -28,6 +28,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from wwanlab.core.errors import UsageError
 from wwanlab.link import checks
 from wwanlab.link.delay import HistogramDelay
 
@@ -115,14 +116,14 @@ class Arrival:
     measured: bool = False
 
 
-def _poisson(rate_per_hour: float, horizon: float, rng: random.Random) -> Iterator[float]:
+def poisson_times(rate_per_hour: float, horizon: float, rng: random.Random) -> Iterator[float]:
     t = rng.expovariate(rate_per_hour / HOUR)
     while t < horizon:
         yield t
         t += rng.expovariate(rate_per_hour / HOUR)
 
 
-def _geometric(mean: float, rng: random.Random) -> int:
+def geometric(mean: float, rng: random.Random) -> int:
     """A count on 1, 2, ... with the given mean (success probability 1/mean)."""
     p = 1.0 / mean
     if p >= 1.0:
@@ -144,21 +145,21 @@ def pareto_datagram(rng: random.Random) -> int:
 
 def pareto_datagram_mean() -> float:
     """The cut-off Pareto's mean: the integral of its survival function up to ``m``."""
-    a, k, m = WWW_PARETO_ALPHA, WWW_PARETO_K, float(WWW_PARETO_M)
-    return k + k**a * (m ** (1 - a) - k ** (1 - a)) / (1 - a)
+    a, k, m = WWW_PARETO_ALPHA, WWW_PARETO_K, WWW_PARETO_M
+    return k + math.pow(k, a) * (math.pow(m, 1 - a) - math.pow(k, 1 - a)) / (1 - a)
 
 
 def email_source(user: int, horizon: float, rng: random.Random) -> Iterator[Arrival]:
-    for t in _poisson(EMAIL_PER_HOUR, horizon, rng):
+    for t in poisson_times(EMAIL_PER_HOUR, horizon, rng):
         size = max(1, round(rng.expovariate(1.0 / EMAIL_MEAN_OCTETS)))
         yield Arrival(t, user, frames(size))
 
 
 def www_source(user: int, horizon: float, rng: random.Random) -> Iterator[Arrival]:
-    for start in _poisson(WWW_SESSIONS_PER_HOUR, horizon, rng):
+    for start in poisson_times(WWW_SESSIONS_PER_HOUR, horizon, rng):
         t = start
-        for _ in range(_geometric(WWW_PAGES_PER_SESSION, rng)):
-            for _ in range(_geometric(WWW_DATAGRAMS_PER_PAGE, rng)):
+        for _ in range(geometric(WWW_PAGES_PER_SESSION, rng)):
+            for _ in range(geometric(WWW_DATAGRAMS_PER_PAGE, rng)):
                 yield Arrival(t, user, frames(pareto_datagram(rng)))
                 t += rng.expovariate(1.0 / WWW_DATAGRAM_GAP)
             t += rng.expovariate(1.0 / WWW_READING_TIME)
@@ -172,7 +173,7 @@ def ftp_packets(size: int = FTP_FILE) -> list[int]:
 
 def ftp_source(user: int, horizon: float, rng: random.Random) -> Iterator[Arrival]:
     packets = ftp_packets()
-    for start in _poisson(FTP_PER_HOUR, horizon, rng):
+    for start in poisson_times(FTP_PER_HOUR, horizon, rng):
         t = start
         for size in packets:
             t += size * 8 / GB_BPS  # the packet has crossed the SGSN-BSS link
@@ -238,6 +239,8 @@ class BlockScheduler:
         self.period = checks.positive("period", period)
         self.payload = int(checks.positive("payload", payload))
         self.bler = checks.probability("bler", bler)
+        if self.bler == 1.0:
+            raise UsageError("bler must be below 1: no block would ever get through")
         self.count_after = count_after
 
     def run(self, arrivals: Sequence[Arrival], rng: random.Random) -> CellStats:
@@ -295,7 +298,9 @@ class BlockScheduler:
                 return
             queue.popleft()
             began = max(frame.arrival, free_since.get(user, -math.inf))
-            free_since[user] = end
+            # The next frame heads the queue from this block on if the block has room left
+            # for its first octets, else from the next block.
+            free_since[user] = end if room == 0 else end - self.period
             if frame.measured and frame.arrival >= self.count_after:
                 stats.delays.append(PacketDelay(frame.arrival, end - began, end - frame.arrival))
 
