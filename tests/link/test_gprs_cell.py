@@ -206,3 +206,9 @@ def test_histogram_bins_are_centred_on_block_multiples_and_keep_the_mean() -> No
     assert h.mean == pytest.approx((0.08 * 2 + 0.16) / 3)
     services = cell.run_busy_cell(3, hours=0.5).services()
     assert cell.histogram_of(services).mean == pytest.approx(statistics.fmean(services), abs=1e-3)
+
+
+def test_utilisation_is_the_share_of_all_blocks_that_carried_data() -> None:
+    stats = run([Arrival(0.0, 0, 30), Arrival(0.1, 0, 30)], pdchs=2)
+    assert stats.end == pytest.approx(0.12)  # periods 0 and 5 served: 6 periods, 12 blocks
+    assert stats.utilisation == pytest.approx(2 / 12)

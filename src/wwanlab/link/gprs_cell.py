@@ -211,6 +211,13 @@ class CellStats:
     blocks: int = 0  # blocks carrying data (lost ones included)
     lost_blocks: int = 0
     periods: int = 0  # block periods with at least one user backlogged
+    end: float = 0.0  # s: when the last block ended
+    blocks_per_second: float = PDCHS / BLOCK_PERIOD  # the cell's capacity in blocks
+
+    @property
+    def utilisation(self) -> float:
+        """The share of all PDCH blocks up to ``end`` that carried data."""
+        return self.blocks / (self.end * self.blocks_per_second) if self.end else 0.0
 
     def services(self) -> list[float]:
         return [d.service for d in self.delays]
@@ -245,7 +252,7 @@ class BlockScheduler:
 
     def run(self, arrivals: Sequence[Arrival], rng: random.Random) -> CellStats:
         """Serve ``arrivals`` (in time order) until every queue is empty."""
-        stats = CellStats()
+        stats = CellStats(blocks_per_second=self.pdchs / self.period)
         queues: dict[int, deque[_Frame]] = {}
         free_since: dict[int, float] = {}  # user -> completion time of its last frame
         turn: deque[int] = deque()  # backlogged users, next to be served first
@@ -278,6 +285,7 @@ class BlockScheduler:
                 if queues[user]:
                     turn.append(user)
             k += 1
+        stats.end = k * self.period
         return stats
 
     def _deliver(
