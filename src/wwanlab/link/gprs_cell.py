@@ -157,12 +157,18 @@ def email_source(user: int, horizon: float, rng: random.Random) -> Iterator[Arri
 
 def www_source(user: int, horizon: float, rng: random.Random) -> Iterator[Arrival]:
     for start in poisson_times(WWW_SESSIONS_PER_HOUR, horizon, rng):
-        t = start
-        for _ in range(geometric(WWW_PAGES_PER_SESSION, rng)):
-            for _ in range(geometric(WWW_DATAGRAMS_PER_PAGE, rng)):
-                yield Arrival(t, user, frames(pareto_datagram(rng)))
-                t += rng.expovariate(1.0 / WWW_DATAGRAM_GAP)
-            t += rng.expovariate(1.0 / WWW_READING_TIME)
+        yield from _www_session(user, start, horizon, rng)
+
+
+def _www_session(user: int, t: float, horizon: float, rng: random.Random) -> Iterator[Arrival]:
+    """One session's pages, cut at the horizon where the cell's run ends."""
+    for _ in range(geometric(WWW_PAGES_PER_SESSION, rng)):
+        for _ in range(geometric(WWW_DATAGRAMS_PER_PAGE, rng)):
+            if t >= horizon:
+                return
+            yield Arrival(t, user, frames(pareto_datagram(rng)))
+            t += rng.expovariate(1.0 / WWW_DATAGRAM_GAP)
+        t += rng.expovariate(1.0 / WWW_READING_TIME)
 
 
 def ftp_packets(size: int = FTP_FILE) -> list[int]:
