@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wwanlab.experiments.probe import quantile
 from wwanlab.experiments.reproduction import (
     Claim,
     Context,
@@ -30,19 +31,13 @@ from wwanlab.experiments.summary import Summary, summarize
 from wwanlab.link import gprs_cell
 from wwanlab.link.presets import GPRS_BUSY, GPRS_MSS, GPRS_ONE_USER, LLC_MAX_RETRANSMISSIONS
 from wwanlab.report import Figure, Params, Table, Text
-from wwanlab.reproductions.gprs_proxies.network import (
-    CELLS,
-    FILE_SIZE,
-    download,
-    emergent_delays,
-    reno_2002,
-)
+from wwanlab.reproductions.gprs_proxies.network import CELLS, FILE_SIZE, download, reno_2002
 from wwanlab.tcp import TcpConfig
 from wwanlab.tcp.config import Variant
 
 NAME = "gprs-proxies"
 PAPER = "papers/002 sections III-V, Tables 1-3"
-SEED = 2003  # also the emergent cell's seed (network.CELL_SEED)
+SEED = 2003  # also the emergent cell's seed
 REPETITIONS, QUICK_REPETITIONS = 20, 5
 
 # (proxy, LLC acknowledged mode) of each row of Tables 2 and 3
@@ -137,6 +132,7 @@ def run_one(params: dict[str, Any], seed: int) -> list[Row]:
         seed,
         llc_ack=llc,
         tcp=_tcp(str(params["stack.tcp"])),
+        cell_seed=SEED,
     )
     fh, seg = result.fh, result.segments
     has_proxy = proxy != "none"
@@ -281,9 +277,8 @@ def claims(p: Points) -> list[Claim]:
     reno_e = _tp(p, "busy-emergent", "TCP Reno")
     out.append(
         Claim(
-            claim="the busy cell (15 users: 50% e-mail, 30% WWW, 20% FTP on 4 PDCHs, CS-2) "
-            "gives IP packet delays of 800 to 2000 ms and a PER of 2.3% (III, IV), "
-            "and with them TCP Reno's 2.73 kbit/s",
+            claim="the busy cell's 15 users (50% e-mail, 30% WWW, 20% FTP on 4 PDCHs, CS-2) "
+            "give the FTP traffic IP packet delays of 800 to 2000 ms (III, IV)",
             paper="800-2000 ms, PER 2.3%, Reno 2.73 kbit/s (given, not derived)",
             ours=f"emergent FTP packet service times {_quantiles_ms(cell.services())}, "
             f"{inside:.1%} in 800-2000 ms; radio PER 0 (RLC resends the "
@@ -296,8 +291,7 @@ def claims(p: Points) -> list[Claim]:
 
 
 def emergent_stats() -> gprs_cell.CellStats:
-    """The emergent busy cell's run, the same one the busy-emergent downloads drew from."""
-    emergent_delays(SEED)  # computes (once per process) and caches the run
+    """The emergent busy cell's run (cached), the one the busy-emergent downloads drew from."""
     return gprs_cell.emergent_cell(SEED)
 
 
@@ -305,15 +299,10 @@ def _share_in(values: Sequence[float], lo: float, hi: float) -> float:
     return sum(lo <= v <= hi for v in values) / len(values)
 
 
-def _quantile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def _quantiles_ms(values: Sequence[float]) -> str:
     return (
         "p5/p50/p95 "
-        + "/".join(f"{1000 * _quantile(values, q):.0f}" for q in (0.05, 0.5, 0.95))
+        + "/".join(f"{1000 * quantile(values, q):.0f}" for q in (0.05, 0.5, 0.95))
         + " ms"
     )
 
@@ -351,7 +340,7 @@ def findings(p: Points) -> list[str]:
     services = emergent_stats().services()
     # How many always-backlogged users would stretch one 16-block packet to the delay:
     # with n of them sharing 4 PDCHs round-robin it takes 16 n / 4 block periods.
-    share = {q: _quantile(services, q) / gprs_cell.BLOCK_PERIOD / 4 for q in (0.5, 0.95)}
+    share = {q: quantile(services, q) / gprs_cell.BLOCK_PERIOD / 4 for q in (0.5, 0.95)}
     lo, hi = (d / gprs_cell.BLOCK_PERIOD / 4 for d in PAPER_DELAY)
     return [
         f"Snoop's proxy resends {snoop['proxy_data_pct']:.1f}% of the segments on duplicate "
@@ -456,7 +445,7 @@ def rtt_figure(path: Path) -> Path:
     fig = MplFigure(figsize=(13, 3.6), dpi=100)
     figure = {"busy": "Figure 2", "one-user": "Figure 3", "busy-emergent": "ours"}
     for ax, cell in zip(fig.subplots(1, len(CELLS)), CELLS, strict=True):
-        samples = download(cell, "none", SEED, rtt=True).rtt_samples
+        samples = download(cell, "none", SEED, rtt=True, cell_seed=SEED).rtt_samples
         ax.plot([t for t, _ in samples], [r for _, r in samples], ".", markersize=2)
         ax.set_title(f"{cell} cell ({figure[cell]})", fontsize=9)
         ax.set_xlabel("time (s)")
