@@ -173,6 +173,7 @@ def test_an_ftp_file_is_the_papers_512_kb_in_mss_segments_at_the_gb_rate() -> No
 
 def test_the_busy_cell_has_8_email_4_www_and_3_ftp_users() -> None:
     arrivals = cell.busy_cell_arrivals(3 * cell.HOUR, random.Random(2))
+    assert cell.EMAIL_USERS + cell.WWW_USERS + cell.FTP_USERS == cell.USERS == 15
     ftp = {a.user for a in arrivals if a.measured}
     assert ftp <= {12, 13, 14} and max(a.user for a in arrivals) <= 14
     assert [a.t for a in arrivals] == sorted(a.t for a in arrivals)

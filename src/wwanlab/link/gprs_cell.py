@@ -14,7 +14,7 @@ and 20% FTP (the ETSI models), with Table 1's rates. This module builds that cel
 - **the measure** is every FTP packet's service time (from reaching the head of its
   user's queue to the end of the block that carried its last octet) and its sojourn
   (from arrival). The service time is what the gprs-proxies network's radio stage
-  draws per packet (``ServiceTime``), so ``emergent_delay`` turns it into a
+  draws per packet (``ServiceTime``), so ``histogram_of`` turns it into a
   ``HistogramDelay`` for the ``busy-emergent`` cell.
 
 Everything the paper leaves open is a constant below marked "assumed" and listed in
@@ -34,12 +34,12 @@ from wwanlab.link.delay import HistogramDelay
 
 # --- the radio (paper 002 III, V.1; 3GPP TS 44.060) ------------------------------------
 PDCHS = 4  # paper 002 III: "a GPRS radio link with 4 PDCHs"
-BLOCK_PERIOD = 0.020  # s: 12 radio blocks per 240 ms 52-multiframe (3GPP TS 45.002 6.3.2.2)
+BLOCK_PERIOD = 0.020  # s: 12 radio blocks per 240 ms 52-multiframe (3GPP TS 45.002)
 CS2_RATE_BPS = 12_000  # paper 002 V.1: "12 Kbits/s x 4 PDCHs" (LLC rate per PDCH, CS-2)
 RLC_PAYLOAD = CS2_RATE_BPS * BLOCK_PERIOD / 8  # 30 octets: CS-2's RLC data block (TS 44.060)
 BLER = 0.01  # assumed: CS-2 block error ratio at C/I 24 dB (see ASSUMPTIONS)
-LLC_OVERHEAD = 10  # octets per IP packet: LLC address 1 + control 2 + FCS 3 (3GPP TS 44.064
-# 6.2-6.4), SNDCP SN-UNITDATA header 4 (3GPP TS 44.065 7.2), one frame per IP packet
+LLC_OVERHEAD = 10  # octets per IP packet: LLC address 1 + control 2 + FCS 3 (3GPP TS 44.064),
+# SNDCP SN-UNITDATA header 4 (3GPP TS 44.065), one frame per IP packet
 IP_TCP_HEADERS = 40  # IPv4 + TCP without options
 GB_BPS = 64_000  # paper 002 III: the SGSN-BSS link, 64 Kbps, over which data reaches the BSS
 
@@ -54,9 +54,9 @@ WWW_PAGES_PER_SESSION = 5.0  # Table 1: "Number of WWW pages per burst 5 pages/b
 WWW_READING_TIME = 412.0  # s, Table 1: "Time between WWW pages 412 sec"
 WWW_DATAGRAMS_PER_PAGE = 25.0  # Table 1: "Number of frames per WWW page 25 frames/page"
 WWW_DATAGRAM_GAP = 0.125  # s, Table 1: "Time between WWW frames 0.125 sec"
-WWW_PARETO_ALPHA = 1.1  # UMTS 30.03 B.1.2.2: datagram size, Pareto with cut-off
-WWW_PARETO_K = 81.5  # octets, UMTS 30.03 B.1.2.2
-WWW_PARETO_M = 66_666  # octets, UMTS 30.03 B.1.2.2 (the cut-off)
+WWW_PARETO_ALPHA = 1.1  # UMTS 30.03 Annex B: datagram size, Pareto with cut-off
+WWW_PARETO_K = 81.5  # octets, UMTS 30.03 Annex B
+WWW_PARETO_M = 66_666  # octets, UMTS 30.03 Annex B (the cut-off)
 FTP_PER_HOUR = 6.0  # Table 1: "FTP burst generation frequency 6 bursts/hour"
 FTP_FILE = 512 * 1024  # octets: paper 002 III's own FTP file, "512 Kbytes" (see ASSUMPTIONS)
 FTP_MSS = 430  # Table 1: TCP MSS 430 bytes
@@ -348,8 +348,3 @@ def histogram_of(samples: Sequence[float], width: float = BLOCK_PERIOD) -> Histo
 def emergent_cell(seed: int) -> CellStats:
     """The busy cell's run for ``seed``, computed once per process."""
     return run_busy_cell(seed)
-
-
-def emergent_delay(seed: int) -> HistogramDelay:
-    """The FTP packets' service times of the busy cell for ``seed``, as a histogram."""
-    return histogram_of(emergent_cell(seed).services())
