@@ -277,13 +277,21 @@ def _internet() -> tuple[list[Stage], list[float], list[DelayDistribution]]:
 def _gprs_radio(
     radio: GprsRadio, loss: float | None, llc_ack: bool
 ) -> tuple[list[Stage], list[float], list[DelayDistribution], dict[str, Any]]:
-    per = radio.per if loss is None else loss
     service = UniformDelay(radio.delay_lo, radio.delay_hi)
+    retry = UniformDelay(LLC_ACK_WAIT + radio.delay_lo, LLC_ACK_WAIT + radio.delay_hi)
+    return gprs_radio_stages(service, retry, radio.per if loss is None else loss, llc_ack)
+
+
+def gprs_radio_stages(
+    service: DelayDistribution, retry: DelayDistribution, per: float, llc_ack: bool
+) -> tuple[list[Stage], list[float], list[DelayDistribution], dict[str, Any]]:
+    """A GPRS radio direction: a ``service`` time per IP packet, then loss at ``per``, or
+    with LLC acknowledged mode up to 2 retransmissions each costing ``retry``. Also
+    returns its long-run loss, its delays and what else it configured."""
     extra: dict[str, Any] = {"frame_loss": per}
     radio_loss: BernoulliLoss | LinkArq = BernoulliLoss(per)
     residual = per
     if llc_ack:
-        retry = UniformDelay(LLC_ACK_WAIT + radio.delay_lo, LLC_ACK_WAIT + radio.delay_hi)
         radio_loss = LinkArq(per, LLC_MAX_RETRANSMISSIONS, retry)
         residual = per**radio_loss.tries
         added = radio_loss.mean_added_delay

@@ -17,13 +17,24 @@ over the time from the FH's SYN to the MH's receipt of the last byte.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import random
 from dataclasses import dataclass, field
 
 from wwanlab.core.events import Event
 from wwanlab.link.base import Direction
-from wwanlab.link.presets import GGSN_SGSN_BPS, GPRS_MSS, SGSN_BSS_BPS, get_preset
+from wwanlab.link.delay import HistogramDelay
+from wwanlab.link.gprs_cell import emergent_cell, histogram_of
+from wwanlab.link.presets import (
+    GGSN_SGSN_BPS,
+    GPRS_BUSY,
+    GPRS_MSS,
+    LLC_ACK_WAIT,
+    SGSN_BSS_BPS,
+    get_preset,
+    gprs_radio_stages,
+)
 from wwanlab.link.rate import Rate
 from wwanlab.pep.snoop import SnoopAgent
 from wwanlab.pep.split import SplitProxy
@@ -43,7 +54,30 @@ MTU = 1500
 MAX_SIM_TIME = 20_000.0  # s: far beyond the slowest download (512 KB at 2.7 kbit/s: ~1600 s)
 
 PROXIES = ("none", "snoop", "split")
-CELLS = {"busy": "gprs-radio-busy", "one-user": "gprs-radio-one-user"}
+# Each cell's radio: a preset, or "emergent" for the busy cell of wwanlab.link.gprs_cell,
+# whose FTP packets' service times replace the given 0.8-2 s (its PER stays the paper's).
+CELLS = {
+    "busy": "gprs-radio-busy",
+    "one-user": "gprs-radio-one-user",
+    "busy-emergent": "emergent",
+}
+CELL_SEED = 2003  # the emergent cell's seed: one cell run serves every download
+
+
+@functools.lru_cache(maxsize=4)
+def emergent_delays(cell_seed: int) -> tuple[HistogramDelay, HistogramDelay]:
+    """The emergent busy cell's service time, and the same plus LLC's acknowledgement wait
+    (the cost of one LLC retransmission, as the given cells' presets charge it)."""
+    services = emergent_cell(cell_seed).services()
+    return histogram_of(services), histogram_of([LLC_ACK_WAIT + s for s in services])
+
+
+def radio(cell: str, direction: str, *, llc_ack: bool, cell_seed: int = CELL_SEED) -> Direction:
+    """One direction of ``cell``'s radio; both directions behave alike (presets' assumption)."""
+    if CELLS[cell] != "emergent":
+        return get_preset(CELLS[cell] + ("-llc-ack" if llc_ack else "")).build(direction)
+    service, retry = emergent_delays(cell_seed)
+    return Direction(gprs_radio_stages(service, retry, GPRS_BUSY.per, llc_ack)[0])
 
 
 class RttMeter:
@@ -116,8 +150,9 @@ def download(
     llc_ack: bool = False,
     tcp: TcpConfig | None = None,
     rtt: bool = False,
+    cell_seed: int = CELL_SEED,
 ) -> Download:
-    """Download the file over ``cell`` (busy or one-user) with ``proxy`` at the SGSN."""
+    """Download the file over ``cell`` (one of ``CELLS``) with ``proxy`` at the SGSN."""
     if cell not in CELLS:
         raise ValueError(f"unknown cell {cell!r} (known: {', '.join(CELLS)})")
     if proxy not in PROXIES:
@@ -130,13 +165,13 @@ def download(
     sgsn = net.add_router("sgsn")
     bss = net.add_router("bss")
     internet = get_preset("internet-gprs-2002")
-    radio = get_preset(CELLS[cell] + ("-llc-ack" if llc_ack else ""))
     net.connect(fh, ggsn, internet.build("down"), internet.build("up"), mtu=MTU)
     core = GGSN_SGSN_BPS
     net.connect(ggsn, sgsn, Direction([Rate(core)]), Direction([Rate(core)]), mtu=MTU)
     edge = SGSN_BSS_BPS
     net.connect(sgsn, bss, Direction([Rate(edge)]), Direction([Rate(edge)]), mtu=MTU)
-    net.connect(bss, mh, radio.build("down"), radio.build("up"), mtu=MTU)
+    down, up = (radio(cell, d, llc_ack=llc_ack, cell_seed=cell_seed) for d in ("down", "up"))
+    net.connect(bss, mh, down, up, mtu=MTU)
 
     agent: SnoopAgent | SplitProxy | None = None
     if proxy == "snoop":
