@@ -34,7 +34,7 @@ from wwanlab.experiments.probe import (
 )
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import Scenario
-from wwanlab.link.presets import PRESETS, get_preset
+from wwanlab.link.presets import PRESETS, VDELDROP_BPS, get_preset
 from wwanlab.report.plots import ecdf
 from wwanlab.sim.ipv4 import parse_ipv4, parse_udp
 from wwanlab.sim.pcap import LINKTYPE_RAW, read_pcap
@@ -205,15 +205,15 @@ def test_dispersion_rate_chooses_the_count_the_arrivals_follow() -> None:
 
 
 def test_jittery_link_gives_no_negative_delay() -> None:
-    # vdeldrop: 10 Mbit/s (0.8 us per octet), 38 octets of framing, 0-50 ms of jitter in
+    # vdeldrop: VDELDROP_BPS (paper 004 Table 1), 38 octets of framing, 0-50 ms of jitter in
     # On phases and none in Off phases. A slope through every sample tilted with the
     # jitter (1.43 us per octet downlink) and gave a median of -0.032 ms; through each
     # size's lower quartile (more than half the packets cross an Off phase) it is the
     # line's own.
     result = probe("vdeldrop", seed=1, count=1000)
-    framing = 38 * 8 / 10_000_000
+    framing = 38 * 8 / VDELDROP_BPS
     for r in result.directions.values():
-        assert r.per_octet_s == pytest.approx(8 / 10_000_000, rel=1e-9)
+        assert r.per_octet_s == pytest.approx(8 / VDELDROP_BPS, rel=1e-9)
         assert min(r.delays) == pytest.approx(framing, abs=1e-6)
         assert r.measured()["delay_ms"]["p50"] == pytest.approx(framing * 1000, abs=1e-3)
 
