@@ -1,32 +1,18 @@
 """``wwanlab soap call``: JSON of a call, a fault, and bad arguments."""
 
 import json
-import threading
 from collections.abc import Iterator
 
 import pytest
-from aiohttp import web
 from tests.experiments.invoke import wwanlab
-
-from wwanlab.soap.service import application
+from tests.soap.service_thread import service_in_thread
 
 
 @pytest.fixture
 def service_url() -> Iterator[str]:
-    import asyncio
-
-    loop = asyncio.new_event_loop()
-    runner = web.AppRunner(application(), access_log=None)
-    loop.run_until_complete(runner.setup())
-    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
-    port = runner.addresses[0][1]
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}/soap"
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
-    loop.run_until_complete(runner.cleanup())
-    loop.close()
+    """The benchmark service on loopback, in a thread with its own event loop."""
+    with service_in_thread() as url:
+        yield url
 
 
 def test_call_prints_result_times_and_octets_as_json(

@@ -2,16 +2,14 @@
 gateway, connectionless and in a session (paper 001's transport, with a real gateway)."""
 
 import asyncio
-import threading
 from collections.abc import Iterator
 
 import pytest
-from aiohttp import web
+from tests.soap.service_thread import service_in_thread
 
 from wwanlab.peers.kannel import KannelGateway, kannel_installed
 from wwanlab.soap.client import HttpTransport, SoapClient, Transport, WspTransport
 from wwanlab.soap.envelope import Fault
-from wwanlab.soap.service import application
 
 pytestmark = [
     pytest.mark.peer,
@@ -22,19 +20,8 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def service_url() -> Iterator[str]:
     """The benchmark service on loopback, in a thread with its own event loop."""
-    loop = asyncio.new_event_loop()
-    runner = web.AppRunner(application(), access_log=None)
-    loop.run_until_complete(runner.setup())
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    loop.run_until_complete(site.start())
-    port = runner.addresses[0][1]
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}/soap"
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
-    loop.run_until_complete(runner.cleanup())
-    loop.close()
+    with service_in_thread() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
