@@ -276,6 +276,40 @@ class UdpFlow:
         )
 
 
+class IpFlow:
+    """Builds the IPv4 packets of one (source, destination, protocol) flow.
+
+    Produces exactly ``build_ipv4(src, dst, protocol, payload, identification=i)``
+    with the defaults, as ``UdpFlow`` does for UDP: the header words that never change
+    for the flow are summed once, a packet adds its Total Length and Identification
+    and takes one remainder. Hosts use it for transports that bring whole segments.
+    """
+
+    __slots__ = ("_ip_sum", "dst", "protocol", "src")
+
+    def __init__(self, src: IPv4Addr, dst: IPv4Addr, protocol: int) -> None:
+        if not 0 <= protocol <= 255:
+            raise PacketError("TTL, protocol and TOS are single octets")
+        self.src = _packed(src)
+        self.dst = _packed(dst)
+        self.protocol = protocol
+        addresses = int.from_bytes(self.src + self.dst, "big")
+        self._ip_sum = (0x45 << 8) + FLAG_DF + (DEFAULT_TTL << 8 | protocol) + addresses
+
+    def packet(self, payload: bytes, identification: int = 0) -> bytes:
+        """One packet carrying ``payload``."""
+        total = IPV4_MIN_HEADER + len(payload)
+        if total > IPV4_MAX_TOTAL_LENGTH:
+            raise PacketError(f"IPv4 total length {total} exceeds {IPV4_MAX_TOTAL_LENGTH}")
+        identification &= 0xFFFF
+        checksum = -(self._ip_sum + total + identification) % 0xFFFF
+        header = _IPV4.pack(
+            0x45, 0, total, identification, FLAG_DF, DEFAULT_TTL, self.protocol, checksum,
+            self.src, self.dst,
+        )  # fmt: skip
+        return header + payload
+
+
 class UdpHeader(NamedTuple):
     src_port: int
     dst_port: int
