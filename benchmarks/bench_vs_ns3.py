@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wwanlab.sim import kernel
 from wwanlab.sim.bulk import BulkLink, bulk_transfer
 from wwanlab.tcp import TcpConfig
 
@@ -206,9 +207,10 @@ def machine() -> str:
 def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"`python benchmarks/bench_vs_ns3.py --repeats {result['repeats']}` on "
-        f"{result['date']} ({result['machine']}; ns-3 {result['ns3_version']} from "
-        f"Debian's libns3-dev, g++ -O2). Medians of {result['repeats']} runs per side, "
-        "alternating, seeds 1.. on each side; rates per second of CPU time.",
+        f"{result['date']} ({result['machine']}; wwanlab {result['build']}; ns-3 "
+        f"{result['ns3_version']} from Debian's libns3-dev, g++ -O2). Medians of "
+        f"{result['repeats']} runs per side, alternating, seeds 1.. on each side; rates "
+        "per second of CPU time.",
         "",
         "| case | side | wall s | CPU s | events | link packets | events/s | "
         "packets/s | µs/packet | goodput kbit/s |",
@@ -248,6 +250,11 @@ def write_section(text: str) -> None:
     DOC.write_text(doc[: match.start(1)] + "\n" + text + notes + doc[match.end(1) :])
 
 
+def build_kind() -> str:
+    """Which simulator ran: the mypyc build (scripts/compile.sh) or pure Python."""
+    return "mypyc" if str(kernel.__file__).endswith(".so") else "pure Python"
+
+
 def ns3_version() -> str:
     done = subprocess.run(["pkg-config", "--modversion", "ns3-core"], capture_output=True)
     return done.stdout.decode().strip() or "?"
@@ -266,6 +273,7 @@ def main() -> None:
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         "ns3_version": ns3_version(),
+        "build": build_kind(),
         "repeats": args.repeats,
         "cases": [compare(case, binary, args.repeats) for case in chosen],
     }
