@@ -15,7 +15,9 @@ if compgen -G "src/*__mypyc.cpython-*.so" >/dev/null; then
     cp -r src/wwanlab "$pure/"
     find "$pure" -name "*.so" -delete
     args=("$@")
-    ((${#args[@]})) || args=(tests/sim tests/tcp tests/link tests/pep)
+    named=0
+    for arg in "$@"; do [[ "$arg" == tests* ]] && named=1; done
+    ((named)) || args+=(tests/sim tests/tcp tests/link tests/pep)
     echo "test: again on the pure-Python modules: ${args[*]}"
     PYTHONPATH="$pure" .venv/bin/pytest "${args[@]}"
 fi
