@@ -10,30 +10,31 @@ and the folded ones'-complement sum of a non-zero total is its remainder by 0xFF
 import socket
 import struct
 from dataclasses import dataclass
+from typing import Final
 
 from wwanlab.tcp.errors import MalformedSegment
 
-IPPROTO_TCP = 6  # RFC 9293 3.1, "Protocol" in the pseudo-header
-HEADER_LEN = 20  # RFC 9293 3.1: minimum header, Data Offset = 5
-MAX_HEADER_LEN = 60  # RFC 9293 3.1: Data Offset is 4 bits of 32-bit words
+IPPROTO_TCP: Final = 6  # RFC 9293 3.1, "Protocol" in the pseudo-header
+HEADER_LEN: Final = 20  # RFC 9293 3.1: minimum header, Data Offset = 5
+MAX_HEADER_LEN: Final = 60  # RFC 9293 3.1: Data Offset is 4 bits of 32-bit words
 
 # Control bits, RFC 9293 3.1.
-FIN = 0x01
-SYN = 0x02
-RST = 0x04
-PSH = 0x08
-ACK = 0x10
-URG = 0x20
+FIN: Final = 0x01
+SYN: Final = 0x02
+RST: Final = 0x04
+PSH: Final = 0x08
+ACK: Final = 0x10
+URG: Final = 0x20
 
 # Option kinds.
-OPT_EOL = 0  # RFC 9293 3.2
-OPT_NOP = 1  # RFC 9293 3.2
-OPT_MSS = 2  # RFC 9293 3.2, length 4
-OPT_WSCALE = 3  # RFC 7323 2.2, length 3
-OPT_SACK_PERMITTED = 4  # RFC 2018 2, length 2
-OPT_SACK = 5  # RFC 2018 3, length 2 + 8n
-MAX_WSCALE = 14  # RFC 7323 2.3: a larger shift is used as 14
-MAX_SACK_BLOCKS = 4  # RFC 2018 3: 40 option bytes hold at most 4 blocks
+OPT_EOL: Final = 0  # RFC 9293 3.2
+OPT_NOP: Final = 1  # RFC 9293 3.2
+OPT_MSS: Final = 2  # RFC 9293 3.2, length 4
+OPT_WSCALE: Final = 3  # RFC 7323 2.2, length 3
+OPT_SACK_PERMITTED: Final = 4  # RFC 2018 2, length 2
+OPT_SACK: Final = 5  # RFC 2018 3, length 2 + 8n
+MAX_WSCALE: Final = 14  # RFC 7323 2.3: a larger shift is used as 14
+MAX_SACK_BLOCKS: Final = 4  # RFC 2018 3: 40 option bytes hold at most 4 blocks
 
 _HEADER = struct.Struct("!HHIIBBHHH")
 _WORD = struct.Struct("!H")
