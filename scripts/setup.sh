@@ -24,4 +24,5 @@ PYTHON=${PYTHON:-python3}
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev]'
+bash scripts/compile.sh  # the simulator's hot modules with mypyc, when a compiler is here
 echo "setup: done ($(.venv/bin/wwanlab version))"

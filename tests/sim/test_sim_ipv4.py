@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from wwanlab.sim.ipv4 import (
     PROTO_TCP,
     PROTO_UDP,
+    IpFlow,
     PacketError,
     UdpFlow,
     build_ipv4,
@@ -203,3 +204,36 @@ def test_udp_flow_rejects_what_build_udp_rejects():
         UdpFlow("10.0.0.1", "10.0.0.256", 1, 2)
     with pytest.raises(PacketError):
         UdpFlow("10.0.0.1", "10.0.0.2", 1, 2).packet(bytes(65508))
+
+
+@given(
+    addresses,
+    addresses,
+    st.integers(0, 255),
+    st.binary(max_size=300),
+    st.integers(0, 0x1FFFF),
+)
+def test_ip_flow_builds_exactly_what_build_ipv4_builds(src, dst, protocol, payload, ident):
+    expected = build_ipv4(src, dst, protocol, payload, identification=ident)
+    assert IpFlow(src, dst, protocol).packet(payload, ident) == expected
+
+
+def test_ip_flow_agrees_where_the_header_checksum_is_zero():
+    flow = IpFlow("10.0.0.1", "10.0.0.2", PROTO_TCP)
+    zeros = 0
+    for ident in range(0x10000):
+        packet = flow.packet(b"x", ident)
+        if packet[10:12] == b"\x00\x00":
+            zeros += 1
+            expected = build_ipv4("10.0.0.1", "10.0.0.2", PROTO_TCP, b"x", identification=ident)
+            assert packet == expected
+    assert zeros >= 1
+
+
+def test_ip_flow_rejects_what_build_ipv4_rejects():
+    with pytest.raises(PacketError):
+        IpFlow("10.0.0.1", "10.0.0.2", 256)
+    with pytest.raises(PacketError):
+        IpFlow("10.0.0.1", "10.0.0.256", PROTO_TCP)
+    with pytest.raises(PacketError):
+        IpFlow("10.0.0.1", "10.0.0.2", PROTO_TCP).packet(bytes(65516))

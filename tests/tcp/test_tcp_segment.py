@@ -87,6 +87,21 @@ def test_round_trip_and_checksum_match_rfc1071(payload, seq, ack, window, blocks
     assert seg.sack_blocks == tuple(blocks)
 
 
+def test_checksums_that_wrap_to_zero_match_rfc1071() -> None:
+    # A sum folding to 0xFFFF is the one place where one's-complement arithmetic has
+    # two zeros: the checksum field must then be 0x0000, as RFC 1071's loop gives.
+    pseudo_sum = pseudo_header_sum(SRC, DST)
+    zeros = 0
+    for n in range(0x10000):
+        data = encode_segment(1, 2, n, 0, ACK, 5, b"", b"", pseudo_sum)
+        if data[16:18] == b"\x00\x00":
+            zeros += 1
+            zeroed = data[:16] + b"\x00\x00" + data[18:]
+            assert rfc1071_checksum(pseudo(SRC, DST, len(data)) + zeroed) == 0
+            assert checksum_ok(data, pseudo_sum)
+    assert zeros >= 1
+
+
 def test_a_flipped_bit_fails_the_checksum() -> None:
     data = bytearray(
         encode_segment(1, 2, 3, 4, ACK, 5, b"", b"hello", pseudo_header_sum(SRC, DST))

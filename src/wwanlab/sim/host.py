@@ -19,8 +19,8 @@ from wwanlab.sim.ipv4 import (
     IPV4_VERSION,
     PROTO_UDP,
     UDP_HEADER,
+    IpFlow,
     UdpFlow,
-    build_ipv4,
     bytes_to_ip,
     ip_to_bytes,
 )
@@ -30,7 +30,7 @@ from wwanlab.sim.node import Node
 
 EventCallback = Callable[[Event], None]
 
-MAX_CACHED_FLOWS = 4096  # destinations whose UDP headers a binding keeps prebuilt
+MAX_CACHED_FLOWS = 4096  # destinations whose headers a binding keeps prebuilt
 
 
 class Binding:
@@ -52,6 +52,7 @@ class Binding:
         self.events: list[Event] = []  # drained events, when there is no ``on_event``
         self._timer: Handle | None = None
         self._flows: dict[Address, UdpFlow] = {}  # by destination, for UDP
+        self._ip_flows: dict[str, IpFlow] = {}  # by destination address, other protocols
         self._flushing = False
         self._again = False
 
@@ -97,9 +98,13 @@ class Binding:
                 self._flows[addr] = flow
             host.send_packet(flow.packet(data, host.next_id()))
             return
-        host.send_packet(
-            build_ipv4(host.address, addr[0], self.protocol, data, identification=host.next_id())
-        )
+        ip_flow = self._ip_flows.get(addr[0])
+        if ip_flow is None:
+            ip_flow = IpFlow(host.address, addr[0], self.protocol)
+            if len(self._ip_flows) >= MAX_CACHED_FLOWS:
+                self._ip_flows.clear()
+            self._ip_flows[addr[0]] = ip_flow
+        host.send_packet(ip_flow.packet(data, host.next_id()))
 
     def _arm(self) -> None:
         kernel = self.host.kernel

@@ -7,23 +7,23 @@ Every parser checks lengths before reading and raises ``PacketError``.
 """
 
 import struct
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from wwanlab.core.errors import WwanlabError
 
-IPV4_VERSION = 4  # RFC 791 §3.1 "Version"
-IPV4_MIN_HEADER = 20  # RFC 791 §3.1: IHL >= 5 words
-IPV4_MAX_TOTAL_LENGTH = 65535  # RFC 791 §3.1 "Total Length" is 16 bits
-DEFAULT_TTL = 64  # RFC 1700 "IP TTL" recommended default
-FLAG_DF = 0x4000  # RFC 791 §3.1 "Flags" bit 1: Don't Fragment
-FLAG_MF = 0x2000  # RFC 791 §3.1 "Flags" bit 2: More Fragments
-FRAGMENT_OFFSET_MASK = 0x1FFF  # RFC 791 §3.1 "Fragment Offset", 13 bits
+IPV4_VERSION: Final = 4  # RFC 791 §3.1 "Version"
+IPV4_MIN_HEADER: Final = 20  # RFC 791 §3.1: IHL >= 5 words
+IPV4_MAX_TOTAL_LENGTH: Final = 65535  # RFC 791 §3.1 "Total Length" is 16 bits
+DEFAULT_TTL: Final = 64  # RFC 1700 "IP TTL" recommended default
+FLAG_DF: Final = 0x4000  # RFC 791 §3.1 "Flags" bit 1: Don't Fragment
+FLAG_MF: Final = 0x2000  # RFC 791 §3.1 "Flags" bit 2: More Fragments
+FRAGMENT_OFFSET_MASK: Final = 0x1FFF  # RFC 791 §3.1 "Fragment Offset", 13 bits
 
-PROTO_TCP = 6  # IANA protocol numbers (RFC 790 "Assigned Internet Protocol Numbers")
-PROTO_UDP = 17
+PROTO_TCP: Final = 6  # IANA protocol numbers (RFC 790 "Assigned Internet Protocol Numbers")
+PROTO_UDP: Final = 17
 
-UDP_HEADER = 8  # RFC 768: source port, destination port, length, checksum
-UDP_ZERO_CHECKSUM = 0xFFFF  # RFC 768: a computed checksum of zero is sent as all ones
+UDP_HEADER: Final = 8  # RFC 768: source port, destination port, length, checksum
+UDP_ZERO_CHECKSUM: Final = 0xFFFF  # RFC 768: a computed checksum of zero is sent as all ones
 
 _IPV4 = struct.Struct("!BBHHHBBH4s4s")
 _UDP = struct.Struct("!HHHH")
@@ -274,6 +274,40 @@ class UdpFlow:
             )
             + payload
         )
+
+
+class IpFlow:
+    """Builds the IPv4 packets of one (source, destination, protocol) flow.
+
+    Produces exactly ``build_ipv4(src, dst, protocol, payload, identification=i)``
+    with the defaults, as ``UdpFlow`` does for UDP: the header words that never change
+    for the flow are summed once, a packet adds its Total Length and Identification
+    and takes one remainder. Hosts use it for transports that bring whole segments.
+    """
+
+    __slots__ = ("_ip_sum", "dst", "protocol", "src")
+
+    def __init__(self, src: IPv4Addr, dst: IPv4Addr, protocol: int) -> None:
+        if not 0 <= protocol <= 255:
+            raise PacketError("TTL, protocol and TOS are single octets")
+        self.src = _packed(src)
+        self.dst = _packed(dst)
+        self.protocol = protocol
+        addresses = int.from_bytes(self.src + self.dst, "big")
+        self._ip_sum = (0x45 << 8) + FLAG_DF + (DEFAULT_TTL << 8 | protocol) + addresses
+
+    def packet(self, payload: bytes, identification: int = 0) -> bytes:
+        """One packet carrying ``payload``."""
+        total = IPV4_MIN_HEADER + len(payload)
+        if total > IPV4_MAX_TOTAL_LENGTH:
+            raise PacketError(f"IPv4 total length {total} exceeds {IPV4_MAX_TOTAL_LENGTH}")
+        identification &= 0xFFFF
+        checksum = -(self._ip_sum + total + identification) % 0xFFFF
+        header = _IPV4.pack(
+            0x45, 0, total, identification, FLAG_DF, DEFAULT_TTL, self.protocol, checksum,
+            self.src, self.dst,
+        )  # fmt: skip
+        return header + payload
 
 
 class UdpHeader(NamedTuple):

@@ -13,14 +13,12 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from wwanlab.core.errors import WwanlabError
 from wwanlab.core.rng import RngStreams
+from wwanlab.sim.errors import SimulationError
+
+__all__ = ["Callback", "Entry", "Handle", "Kernel", "SimulationError"]
 
 Callback = Callable[..., object]
-
-
-class SimulationError(WwanlabError, RuntimeError):
-    """A misuse of the kernel: scheduling into the past, a bad time."""
 
 
 Entry = list[Any]

@@ -14,6 +14,7 @@ RFC 6298. Which recovery runs is ``TcpConfig.variant``.
 import random
 from collections import deque
 from enum import Enum
+from typing import Final
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
@@ -33,8 +34,8 @@ from wwanlab.tcp.segment import ACK, FIN, PSH, RST, SYN, Segment
 from wwanlab.tcp.state import RECEIVES_DATA, SYNCHRONIZED, Input, State, next_state
 from wwanlab.tcp.stats import CwndSample, Recorder, TcpStats
 
-SEQ_MOD = 1 << 32  # RFC 9293 3.4: sequence arithmetic is modulo 2**32
-_HALF = 1 << 31
+SEQ_MOD: Final = 1 << 32  # RFC 9293 3.4: sequence arithmetic is modulo 2**32
+_HALF: Final = 1 << 31
 _OPEN_FOR_SEND = frozenset(
     {State.SYN_SENT, State.SYN_RECEIVED, State.ESTABLISHED, State.CLOSE_WAIT}
 )

@@ -1,41 +1,43 @@
 """TCP segments as bytes: header, options and the Internet checksum (RFC 9293 3.1).
 
-Headers are packed with ``struct``; the checksum sums 16-bit words with ``array`` in
-native byte order, which RFC 1071 2(B) shows gives the same ones'-complement result in
-either order, so the folded sum is written back natively without swapping.
+Headers are packed with ``struct``. The checksum is the ones'-complement sum of 16-bit
+big-endian words (RFC 1071), computed as a remainder: since 2**16 = 1 modulo 0xFFFF, a
+byte string read as one big integer is congruent modulo 0xFFFF to the sum of its words,
+and the folded ones'-complement sum of a non-zero total is its remainder by 0xFFFF with
+0 read as 0xFFFF. One ``int.from_bytes`` and one remainder replace a loop over words.
 """
 
 import socket
 import struct
-from array import array
 from dataclasses import dataclass
+from typing import Final
 
 from wwanlab.tcp.errors import MalformedSegment
 
-IPPROTO_TCP = 6  # RFC 9293 3.1, "Protocol" in the pseudo-header
-HEADER_LEN = 20  # RFC 9293 3.1: minimum header, Data Offset = 5
-MAX_HEADER_LEN = 60  # RFC 9293 3.1: Data Offset is 4 bits of 32-bit words
+IPPROTO_TCP: Final = 6  # RFC 9293 3.1, "Protocol" in the pseudo-header
+HEADER_LEN: Final = 20  # RFC 9293 3.1: minimum header, Data Offset = 5
+MAX_HEADER_LEN: Final = 60  # RFC 9293 3.1: Data Offset is 4 bits of 32-bit words
 
 # Control bits, RFC 9293 3.1.
-FIN = 0x01
-SYN = 0x02
-RST = 0x04
-PSH = 0x08
-ACK = 0x10
-URG = 0x20
+FIN: Final = 0x01
+SYN: Final = 0x02
+RST: Final = 0x04
+PSH: Final = 0x08
+ACK: Final = 0x10
+URG: Final = 0x20
 
 # Option kinds.
-OPT_EOL = 0  # RFC 9293 3.2
-OPT_NOP = 1  # RFC 9293 3.2
-OPT_MSS = 2  # RFC 9293 3.2, length 4
-OPT_WSCALE = 3  # RFC 7323 2.2, length 3
-OPT_SACK_PERMITTED = 4  # RFC 2018 2, length 2
-OPT_SACK = 5  # RFC 2018 3, length 2 + 8n
-MAX_WSCALE = 14  # RFC 7323 2.3: a larger shift is used as 14
-MAX_SACK_BLOCKS = 4  # RFC 2018 3: 40 option bytes hold at most 4 blocks
+OPT_EOL: Final = 0  # RFC 9293 3.2
+OPT_NOP: Final = 1  # RFC 9293 3.2
+OPT_MSS: Final = 2  # RFC 9293 3.2, length 4
+OPT_WSCALE: Final = 3  # RFC 7323 2.2, length 3
+OPT_SACK_PERMITTED: Final = 4  # RFC 2018 2, length 2
+OPT_SACK: Final = 5  # RFC 2018 3, length 2 + 8n
+MAX_WSCALE: Final = 14  # RFC 7323 2.3: a larger shift is used as 14
+MAX_SACK_BLOCKS: Final = 4  # RFC 2018 3: 40 option bytes hold at most 4 blocks
 
 _HEADER = struct.Struct("!HHIIBBHHH")
-_NATIVE_WORD = struct.Struct("=H")
+_WORD = struct.Struct("!H")
 
 
 @dataclass(slots=True)
@@ -55,23 +57,17 @@ class Segment:
     sack_blocks: tuple[tuple[int, int], ...] = ()
 
 
-def _ones_sum(data: bytes) -> int:
-    """Unfolded sum of ``data``'s native-order 16-bit words (odd length padded)."""
-    if len(data) & 1:
-        data = data + b"\x00"
-    return sum(array("H", data))
+def _words(data: bytes) -> int:
+    """An integer congruent modulo 0xFFFF to the sum of ``data``'s 16-bit big-endian
+    words, an odd length padded with a zero octet (RFC 9293 3.1)."""
+    value = int.from_bytes(data, "big")
+    return value << 8 if len(data) & 1 else value
 
 
 def pseudo_header_sum(src_ip: str, dst_ip: str) -> int:
-    """The constant part of the IPv4 pseudo-header (RFC 9293 3.1) as a native sum."""
-    return _ones_sum(socket.inet_aton(src_ip) + socket.inet_aton(dst_ip) + b"\x00\x06")
-
-
-def _fold(total: int, length: int) -> int:
-    total += _ones_sum(length.to_bytes(2, "big"))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return total
+    """The constant part of the IPv4 pseudo-header (RFC 9293 3.1): addresses, zero and
+    protocol, as ``_words`` counts them; the segment length is added per segment."""
+    return int.from_bytes(socket.inet_aton(src_ip) + socket.inet_aton(dst_ip), "big") + IPPROTO_TCP
 
 
 def encode_options(
@@ -110,14 +106,17 @@ def encode_segment(
     offset = (HEADER_LEN + len(options)) >> 2
     header = _HEADER.pack(src_port, dst_port, seq, ack, offset << 4, flags, window, 0, 0)
     header += options
-    total = pseudo_sum + sum(array("H", header)) + _ones_sum(payload)
-    checksum = ~_fold(total, len(header) + len(payload)) & 0xFFFF
-    return header[:16] + _NATIVE_WORD.pack(checksum) + header[18:] + payload
+    total = pseudo_sum + len(header) + len(payload) + int.from_bytes(header, "big")
+    total += _words(payload)
+    # The complement of the folded sum; a sum folding to 0xFFFF gives 0 (never 0xFFFF,
+    # the total being non-zero: the pseudo-header holds the protocol).
+    checksum = -total % 0xFFFF
+    return header[:16] + _WORD.pack(checksum) + header[18:] + payload
 
 
 def checksum_ok(data: bytes, pseudo_sum: int) -> bool:
     """Whether ``data``'s checksum verifies under the pseudo-header (RFC 9293 3.1)."""
-    return _fold(pseudo_sum + _ones_sum(data), len(data)) == 0xFFFF
+    return (pseudo_sum + len(data) + _words(data)) % 0xFFFF == 0
 
 
 def decode_segment(data: bytes) -> Segment:
