@@ -61,6 +61,7 @@ COMMAND_MODULES: list[str] = [
     "soap",
     "emulate",
     "wwp",
+    "pep",
 ]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""
 
