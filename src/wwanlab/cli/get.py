@@ -1,7 +1,9 @@
 """``wwanlab get URL --gateway HOST[:PORT]``: fetch one URL through a WAP gateway."""
 
 import asyncio
+import hashlib
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +19,7 @@ from wwanlab.aio.client import (
 from wwanlab.cli.common import print_json
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
+from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, WtpConfig
 
 
 def parse_gateway(text: str, connectionless: bool) -> Address:
@@ -41,13 +44,17 @@ async def fetch(
     data: bytes | None = None,
     content_type: str = "application/octet-stream",
     timeout: float = 60.0,
-) -> WapResponse:
-    """One Get (or Post when ``data``), in a session of its own or connectionless."""
+    wtp: WtpConfig | None = None,
+) -> tuple[WapResponse, float | None]:
+    """One Get (or Post when ``data``), in a session of its own or connectionless; the
+    response and the seconds the session's Connect took (None connectionless)."""
     if connectionless:
         async with ConnectionlessClient(gateway) as cl:
-            return await asyncio.wait_for(cl.request(url, data, content_type), timeout)
-    async with WapClient(gateway) as co:
-        return await co.request(url, data, content_type, timeout=timeout)
+            return await asyncio.wait_for(cl.request(url, data, content_type), timeout), None
+    started = time.perf_counter()
+    async with WapClient(gateway, wtp_config=wtp) as co:
+        connected = time.perf_counter() - started
+        return await co.request(url, data, content_type, timeout=timeout), connected
 
 
 def register(app: typer.Typer) -> None:
@@ -70,12 +77,17 @@ def register(app: typer.Typer) -> None:
             str, typer.Option(help="Content type of the --data body.")
         ] = "application/octet-stream",
         timeout: Annotated[float, typer.Option(help="Seconds to wait in all.")] = 60.0,
+        retry_interval: Annotated[
+            float, typer.Option(help="WTP retry interval R in seconds (WTP 9.4.1).")
+        ] = L_R_WITH_USER_ACK,
         json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     ) -> None:
         """Fetch URL through a WAP gateway; print status, headers, body size and time."""
         if not url.lower().startswith("http://"):
             raise UsageError(f"URL {url!r} is not an absolute http:// URL")
         address = parse_gateway(gateway, connectionless)
+        if retry_interval <= 0:
+            raise UsageError(f"--retry-interval {retry_interval} must be positive")
         body: bytes | None = None
         if data is not None:
             try:
@@ -83,7 +95,7 @@ def register(app: typer.Typer) -> None:
             except OSError as exc:
                 raise UsageError(f"cannot read {data}: {exc.strerror}") from None
         try:
-            response = asyncio.run(
+            response, connected = asyncio.run(
                 fetch(
                     url,
                     address,
@@ -91,6 +103,7 @@ def register(app: typer.Typer) -> None:
                     data=body,
                     content_type=content_type,
                     timeout=timeout,
+                    wtp=WtpConfig(retry_interval=retry_interval),
                 )
             )
         except (WapError, TimeoutError) as exc:
@@ -116,6 +129,8 @@ def register(app: typer.Typer) -> None:
                     "content_type": response.content_type,
                     "headers": [list(h) for h in response.headers],
                     "body_bytes": len(response.body),
+                    "sha256": hashlib.sha256(response.body).hexdigest(),
+                    "connect_seconds": None if connected is None else round(connected, 6),
                     "seconds": round(response.elapsed, 6),
                     "mode": "connectionless" if connectionless else "connection-oriented",
                 }
