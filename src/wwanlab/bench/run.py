@@ -93,21 +93,20 @@ class BenchConfig:
         return capacity_bps(self.preset)
 
 
-Progress = Callable[[int, int, str], None]
-"""(transfers done, transfers in all, what just finished)"""
+Progress = Callable[[str], None]
+"""Called after each transfer with a line saying what finished."""
 
 
 async def run_bench(
     link: BenchLink,
     transports: Sequence[Transport],
     config: BenchConfig,
-    progress: Progress = lambda done, total, what: None,
+    progress: Progress = lambda what: None,
 ) -> list[Row]:
     """Every transport x repetition x size once, in that order; one row each."""
     files = {file_path(size): file_bytes(size, config.seed) for size in config.sizes}
     digests = {path: hashlib.sha256(body).hexdigest() for path, body in files.items()}
     ctx = ServeContext(link.host_address, files, config.preset)
-    total = len(transports) * config.reps * len(config.sizes)
     rows: list[Row] = []
     for transport in transports:
         async with transport.serve(ctx) as params:
@@ -116,10 +115,8 @@ async def run_bench(
                     path = file_path(size)
                     row = await _transfer(link, transport, params, path, digests[path], config)
                     rows.append({**row, "rep": rep})
-                    what = f"{transport.name} {size} B: " + (
-                        f"{row['completion_s']:.2f} s" if row["complete"] else row["error"]
-                    )
-                    progress(len(rows), total, what)
+                    outcome = f"{row['completion_s']:.2f} s" if row["complete"] else row["error"]
+                    progress(f"{row['link']} {transport.name} {size} B: {outcome}")
     return rows
 
 

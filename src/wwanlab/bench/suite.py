@@ -1,0 +1,153 @@
+"""One bench across one link (emulated, or loopback for trying things out), stored;
+and the report's set of links, run side by side, each on its own emulated link.
+
+The emulator is imported when a link is opened, so the transports, the runner and the
+page work (and are tested over loopback) without it.
+"""
+
+import asyncio
+import contextlib
+import datetime
+import importlib
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wwanlab.bench.page import LinkResult, provenance, transports_page
+from wwanlab.bench.registry import Transport
+from wwanlab.bench.run import (
+    BenchConfig,
+    BenchLink,
+    LoopbackLink,
+    Progress,
+    run_bench,
+    summarize_bench,
+)
+from wwanlab.core.errors import UsageError
+from wwanlab.experiments.scenario import Row
+from wwanlab.experiments.store import ResultStore
+from wwanlab.report.html import write_index
+
+REPORT_LINKS: tuple[tuple[str, float | None], ...] = (
+    ("serial-9k6", 0.0),  # paper 000 section 3.1: 0% and 10% drop
+    ("serial-9k6", 0.1),
+    ("gprs-busy", None),  # the preset's own loss (paper 002 Table IV)
+    ("gprs-one-user", None),  # paper 002 Table V
+    ("vdeldrop", None),  # paper 004's On/Off phases
+)
+QUICK_SIZES = (4000, 12000)  # the report in the main job: the target's threshold size
+
+
+class EmulatorLink:
+    """A ``wwanlab.emu.link.EmulatedLink`` as the bench sees it: counters are what
+    entered the link in each direction (the forwarder's summary)."""
+
+    def __init__(self, link: Any) -> None:
+        self.link = link
+
+    @property
+    def host_address(self) -> str:
+        return str(self.link.host_address)
+
+    async def spawn(self, argv: list[str], **kwargs: Any) -> asyncio.subprocess.Process:
+        process: asyncio.subprocess.Process = await self.link.spawn(argv, **kwargs)
+        return process
+
+    def counters(self) -> dict[str, int] | None:
+        forwarder = self.link.summary()["forwarder"]
+        return {
+            f"{what}_{d}": int(forwarder[d][what])
+            for d in ("up", "down")
+            for what in ("packets", "bytes")
+        }
+
+
+@contextlib.asynccontextmanager
+async def open_link(config: BenchConfig, loss: float | None) -> AsyncIterator[BenchLink]:
+    """The emulated link of ``config`` (or loopback when not ``config.emulated``)."""
+    if not config.emulated:
+        yield LoopbackLink()
+        return
+    try:
+        emu = importlib.import_module("wwanlab.emu.link")
+    except ImportError:
+        raise UsageError("the emulator (wwanlab.emu) is not installed") from None
+    async with emu.EmulatedLink(config.preset.name, loss=loss, seed=config.seed) as link:
+        yield EmulatorLink(link)
+
+
+@dataclass
+class LinkRun:
+    config: BenchConfig
+    loss: float | None  # the override asked for (None: the preset's own)
+    rows: list[Row]
+
+    @property
+    def experiment(self) -> str:
+        """The results table's name: one per link and loss."""
+        return f"bench_transports_{self.config.preset.name}_{round(self.config.loss * 100)}"
+
+    def result(self) -> LinkResult:
+        return LinkResult(
+            self.config.preset.name if self.config.emulated else "loopback",
+            self.config.loss,
+            self.config.capacity,
+            summarize_bench(self.rows),
+        )
+
+
+async def bench_link(
+    config: BenchConfig,
+    loss: float | None,
+    transports: Sequence[Transport],
+    progress: Progress,
+) -> LinkRun:
+    async with open_link(config, loss) as link:
+        rows = await run_bench(link, transports, config, progress)
+    return LinkRun(config, loss, rows)
+
+
+def store(runs: Sequence[LinkRun], db: Path, csv_dir: Path | None) -> list[Path]:
+    """Each run's rows into its DuckDB table, and a CSV of it into ``csv_dir``."""
+    written = []
+    with ResultStore(db) as results:
+        for run in runs:
+            results.write(run.experiment, run.rows)
+            if csv_dir is not None:
+                written.append(
+                    results.export_csv(run.experiment, csv_dir / f"{run.experiment}.csv")
+                )
+    return written
+
+
+async def bench_report(
+    configs: Sequence[tuple[BenchConfig, float | None]],
+    transports: Sequence[Transport],
+    out: Path,
+    progress: Progress,
+    *,
+    quick: bool,
+) -> tuple[list[LinkRun], Path]:
+    """Every link at once, each on its own emulated link; the page into ``out``."""
+    started = datetime.datetime.now(datetime.UTC)
+    t0 = time.perf_counter()
+    runs = await asyncio.gather(
+        *(bench_link(c, loss, transports, progress) for c, loss in configs)
+    )
+    info = provenance(started, time.perf_counter() - t0, quick)
+    info.update(
+        {
+            "sizes (octets)": ", ".join(map(str, configs[0][0].sizes)),
+            "repetitions": configs[0][0].reps,
+            "seed": configs[0][0].seed,
+        }
+    )
+    table = [
+        {"transport": t.name, "family": t.family, "ours": t.ours, "what": t.description}
+        for t in transports
+    ]
+    page = transports_page([r.result() for r in runs], out, info, table)
+    write_index(out, [page])
+    return list(runs), out / page.filename
