@@ -122,15 +122,8 @@ def link_section(result: LinkResult, out: Path) -> Section:
 
     transports = list(dict.fromkeys(r["transport"] for r in result.summary))
     sizes = sorted({r["size"] for r in result.summary})
-    series = {
-        t: [
-            _num(r["goodput_bps"]) / 1000
-            for size in sizes
-            for r in result.summary
-            if r["transport"] == t and r["size"] == size
-        ]
-        for t in transports
-    }
+    by = {(r["transport"], r["size"]): _num(r["goodput_bps"]) / 1000 for r in result.summary}
+    series = {t: [by.get((t, size), math.nan) for size in sizes] for t in transports}
     slug = f"{result.link}-{round(result.loss * 100)}"
     c_kbps = result.capacity_bps / 1000
     figure = goodput_plot(
