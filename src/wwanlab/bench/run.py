@@ -1,10 +1,15 @@
 """Run the bench: every transport, size and repetition across one link; tidy rows.
 
-For each transport the runner starts its server side outside the link, then for each
-repetition and size spawns the transport's client inside, reads its ``Fetched``,
-checks the sha256 against the file served, and reads the link's packet and byte
-counters before and after (bytes on the wire each direction). A transfer that fails,
-times out or delivers other bytes is a row with ``complete`` false and its error.
+For each transport, repetition and size the runner starts the transport's server side
+outside the link, spawns its client inside, reads its ``Fetched`` and checks the sha256
+against the file served; then it stops the server and waits until the link has
+delivered or dropped every packet still in it, and reads the link's packet and byte
+counters (bytes on the wire each direction, everything the transfer put on the link).
+A fresh server per transfer and an empty link before the next one keep transfers
+apart: a transport without congestion control (KCP) can leave minutes of queued
+retransmissions on a 9.6 kbit/s line, which would otherwise delay whoever comes next;
+``drain_s`` records how long that took. A transfer that fails, times out or delivers
+other bytes is a row with ``complete`` false and its error.
 
 Goodput is file octets * 8 / completion time, the completion time running from the
 client's start (before its handshake) to the file's last octet. ``C`` is the link's
@@ -17,6 +22,7 @@ import hashlib
 import json
 import math
 import statistics
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -30,7 +36,9 @@ from wwanlab.link.presets import Preset
 
 DEFAULT_SIZES = (4000, 12000, 33500, 63500)  # octets: paper 000 Figure 7's file sizes
 TIMEOUT_FLOOR = 60.0  # s a transfer may take beyond ten times its time at C
-SETTLE = 0.5  # s after a transfer before the counters are read (FINs, last Acks)
+SETTLE = 0.5  # s after a transfer before the server stops (FINs, last Acks)
+DRAIN_POLL = 0.1  # s between looks at the link's queue
+DRAIN_LIMIT = 600.0  # s to wait for the link to empty before giving up on the bench
 COUNTERS = ("packets_up", "packets_down", "bytes_up", "bytes_down")
 
 
@@ -45,6 +53,8 @@ class BenchLink(Protocol):
 
     def counters(self) -> dict[str, int] | None: ...
 
+    def in_flight(self) -> int: ...
+
 
 class LoopbackLink:
     """No emulator: the client runs here and reaches the servers on 127.0.0.1. For
@@ -57,6 +67,9 @@ class LoopbackLink:
 
     def counters(self) -> dict[str, int] | None:
         return None
+
+    def in_flight(self) -> int:
+        return 0
 
 
 def capacity_bps(preset: Preset) -> float:
@@ -109,21 +122,30 @@ async def run_bench(
     ctx = ServeContext(link.host_address, files, config.preset)
     rows: list[Row] = []
     for transport in transports:
-        async with transport.serve(ctx) as params:
-            for rep in range(config.reps):
-                for size in config.sizes:
-                    path = file_path(size)
-                    row = await _transfer(link, transport, params, path, digests[path], config)
-                    rows.append({**row, "rep": rep})
-                    outcome = f"{row['completion_s']:.2f} s" if row["complete"] else row["error"]
-                    progress(f"{row['link']} {transport.name} {size} B: {outcome}")
+        for rep in range(config.reps):
+            for size in config.sizes:
+                path = file_path(size)
+                row = await _transfer(link, transport, ctx, path, digests[path], config)
+                rows.append({**row, "rep": rep})
+                outcome = f"{row['completion_s']:.2f} s" if row["complete"] else row["error"]
+                progress(f"{row['link']} {transport.name} {size} B: {outcome}")
     return rows
+
+
+async def drain(link: BenchLink) -> float:
+    """Wait until nothing is left in the link; the seconds that took."""
+    started = time.perf_counter()
+    while link.in_flight():
+        if time.perf_counter() - started > DRAIN_LIMIT:
+            raise RuntimeError(f"the link still holds packets after {DRAIN_LIMIT:.0f} s")
+        await asyncio.sleep(DRAIN_POLL)
+    return time.perf_counter() - started
 
 
 async def _transfer(
     link: BenchLink,
     transport: Transport,
-    params: dict[str, Any],
+    ctx: ServeContext,
     path: str,
     digest: str,
     config: BenchConfig,
@@ -132,32 +154,43 @@ async def _transfer(
     timeout = TIMEOUT_FLOOR + (
         10 * size * 8 / config.capacity if math.isfinite(config.capacity) else 0.0
     )
+    await drain(link)
     before = link.counters()
     fetched: Fetched | None = None
     error = ""
-    proc = await link.spawn(
-        transport.command(params, path),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        error = f"no answer in {timeout:.0f} s"
-    else:
+    async with transport.serve(ctx) as params:
+        proc = await link.spawn(
+            transport.command(params, path),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         try:
-            fetched = transport.read(json.loads(out))
-        except (ValueError, KeyError, TypeError):
-            lines = err.decode(errors="replace").strip().splitlines()
-            error = lines[-1] if lines else f"client exited with {proc.returncode}"
-    await asyncio.sleep(SETTLE)
+            out, err = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            error = f"no answer in {timeout:.0f} s"
+        else:
+            error = _failure(transport, out, err, proc.returncode)
+            if not error:
+                fetched = transport.read(json.loads(out))
+        await asyncio.sleep(SETTLE)
+    drained = await drain(link)
     after = link.counters()
     if fetched is not None and (fetched.sha256 != digest or fetched.size != size):
         error, fetched = f"wrong body ({fetched.size} octets, sha256 {fetched.sha256[:12]})", None
-    return _row(transport, size, fetched, error, before, after, config)
+    return {**_row(transport, size, fetched, error, before, after, config), "drain_s": drained}
+
+
+def _failure(transport: Transport, out: bytes, err: bytes, status: int | None) -> str:
+    """Why the client's output is not a ``Fetched`` ("" when it is one)."""
+    try:
+        transport.read(json.loads(out))
+    except (ValueError, KeyError, TypeError) as exc:
+        lines = err.decode(errors="replace").strip().splitlines()
+        return lines[-1] if lines else str(exc) or f"client exited with {status}"
+    return ""
 
 
 def _row(
@@ -241,6 +274,7 @@ def summarize_bench(rows: Sequence[Row]) -> list[Row]:
                 "handshake_s": med("handshake_s"),
                 "bytes_up": med("bytes_up", group),
                 "bytes_down": med("bytes_down", group),
+                "drain_s": med("drain_s", group),
             }
         )
     return out

@@ -55,6 +55,10 @@ class EmulatorLink:
         process: asyncio.subprocess.Process = await self.link.spawn(argv, **kwargs)
         return process
 
+    def in_flight(self) -> int:
+        forwarder = self.link.summary()["forwarder"]
+        return sum(int(forwarder[d]["in_flight"]) for d in ("up", "down"))
+
     def counters(self) -> dict[str, int] | None:
         forwarder = self.link.summary()["forwarder"]
         return {
