@@ -104,7 +104,7 @@ def test_summary_medians_and_deciles():
         {"link": "l", "loss": 0.0, "transport": "t", "family": "f", "ours": False,
          "size": 1000, "complete": True, "completion_s": s, "goodput_bps": 8000 / s,
          "pct_c": None, "pct_c_loss": None, "handshake_s": 0.1 * s,
-         "bytes_up": 10, "bytes_down": 20}
+         "bytes_up": 10, "bytes_down": 20, "drain_s": 0.0}
         for s in (1.0, 2.0, 3.0, 4.0, 5.0)
     ]  # fmt: skip
     rows.append({**rows[0], "complete": False, "completion_s": math.nan})
