@@ -1,10 +1,9 @@
 """The transports page and its target verdicts, on summaries built by hand."""
 
-import datetime
-
 import pytest
 
-from wwanlab.bench.page import LinkResult, provenance, target_verdicts, transports_page
+from wwanlab.bench.page import LinkResult, target_verdicts, transports_page
+from wwanlab.report.provenance import RunInfo
 
 C = 7639.0
 
@@ -55,11 +54,8 @@ def test_page_has_the_target_a_plot_and_a_table_per_link(tmp_path):
         LinkResult("serial-9k6", 0.1, C, summary),
         LinkResult("gprs-busy", 0.03277, 2685.7, summary),
     ]
-    info = provenance(datetime.datetime(2026, 1, 2, 3, 4, tzinfo=datetime.UTC), 12.34, True)
-    assert (info["date (UTC)"], info["mode"], info["run time (s)"]) == (
-        "2026-01-02 03:04", "quick", 12.3
-    )  # fmt: skip
-    page = transports_page(results, tmp_path, info, [{"transport": "wtp-paper"}])
+    run = RunInfo.collect("quick", 1767322800.0, now=1767322812.5)
+    page = transports_page(results, tmp_path, [{"transport": "wtp-paper"}], {"seed": 1}, run)
     page.write(tmp_path)
     html = (tmp_path / "transports.html").read_text()
     assert html.count("does not hold") + html.count('class="holds"') == 2
@@ -67,10 +63,11 @@ def test_page_has_the_target_a_plot_and_a_table_per_link(tmp_path):
     for name in ("transports-serial-9k6-10.png", "transports-gprs-busy-3.png"):
         assert (tmp_path / "figures" / name).stat().st_size > 1000
     assert [c.claim.split(" ")[3] for c in page.claims] == ["reaches", "is"]
+    assert "2026-01-02T03:00:00Z" in html and "12.5 s" in html
 
 
 @pytest.mark.parametrize("link", [("serial-9k6", 0.0), ("gprs-busy", 0.1)])
 def test_no_target_on_other_links(tmp_path, link):
     result = LinkResult(link[0], link[1], C, _summary({"wtp-paper": {4000: 1.0}}))
-    page = transports_page([result], tmp_path, {}, [])
+    page = transports_page([result], tmp_path, [], {})
     assert page.claims == []

@@ -32,7 +32,10 @@ def test_empty_registry(
         "",
     )
     code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "--json")
-    assert code == 0 and json.loads(out) == {"reproductions": []}
+    doc = json.loads(out)
+    assert code == 0 and doc["reproductions"] == []
+    assert [p["paper"] for p in doc["papers"]] == ["000", "001", "002", "003", "004"]
+    assert {p["status"] for p in doc["papers"]} == {"not yet"}
 
 
 def test_unknown_name_exits_2(
@@ -50,9 +53,9 @@ def test_reproduce_one_with_json(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "--json")
-    assert json.loads(out) == {
-        "reproductions": [{"name": "toy", "paper": "papers/none", "title": "A toy reproduction"}]
-    }
+    assert json.loads(out)["reproductions"] == [
+        {"name": "toy", "paper": "papers/none", "title": "A toy reproduction"}
+    ]
     report = tmp_path / "report"
     args = ["reproduce", "all", "--quick", "--out", str(report), "--db", str(tmp_path / "w.db")]
     code, out, err = wwanlab(capsys, monkeypatch, *args, "--jobs", "1", "--json")
@@ -63,3 +66,25 @@ def test_reproduce_one_with_json(
     assert (report / "index.html").exists() and (report / "toy.html").exists()
     code, out, _ = wwanlab(capsys, monkeypatch, *args, "--jobs", "1")
     assert code == 0 and "1 of 1 claims hold" in out
+
+
+def test_list_shows_every_paper_and_derives_status_from_the_registry(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # registering a module under a paper's reproduction name is what makes it reproduced
+    fake = registry.Reproduction("gprs-proxies", "papers/002", "Snoop and Split", TOY.body)
+    registry.register(fake)
+    try:
+        code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "--json")
+        status = {p["reproduction"]: p["status"] for p in json.loads(out)["papers"]}
+        assert status == {
+            "wap-vs-tcp": "not yet",
+            "wsp-webservices": "not yet",
+            "gprs-proxies": "reproduced",
+            "wwan-web": "not yet",
+            "wave-and-wait": "not yet",
+        }
+        code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list")
+        assert code == 0 and out.count("not yet") == 4 and "reproduced" in out
+    finally:
+        del registry.REPRODUCTIONS["gprs-proxies"]

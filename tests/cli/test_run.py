@@ -36,6 +36,8 @@ def test_run_writes_db_csv_and_page(
     assert (out / "cli-draws.csv").read_text().count("\n") == 9
     page = (out / "cli-draws.html").read_text()
     assert "draws for the CLI test" in page and "sweep params.scale" in page
+    assert "<h2>This run</h2>" in page and "<td>git commit</td>" in page
+    assert '<a href="cli-draws.csv">' in page
     with ResultStore(db) as store:
         rows = store.read("cli-draws")
     assert [r["run"] for r in rows] == [0, 0, 1, 1, 2, 2, 3, 3]

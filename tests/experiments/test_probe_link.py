@@ -24,14 +24,18 @@ from wwanlab.experiments.probe import (
     PACED_SIZES,
     PAYLOAD,
     RATE_PACKET,
+    RESOLUTION,
     TRAIN_RATE,
     LinkUnderTest,
+    dispersion_rate,
+    per_octet,
     probe,
     quantile,
 )
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import Scenario
 from wwanlab.link.presets import PRESETS, get_preset
+from wwanlab.report.plots import ecdf
 from wwanlab.sim.ipv4 import parse_ipv4, parse_udp
 from wwanlab.sim.pcap import LINKTYPE_RAW, read_pcap
 
@@ -167,3 +171,82 @@ def test_tshark_dissects_the_capture(tmp_path) -> None:
     from_server = sum(1 for src, _, _ in lines if src == "10.0.0.1")
     down = result.directions["down"]
     assert from_server == down.received + down.rate_received
+
+
+def test_rate_under_loss_before_and_after_the_line_is_the_line_rate() -> None:
+    # serial-9k6 at 10% drop: NISTNet drops downlink packets before the line (they never
+    # occupy it) and uplink packets after it. Counting every sequence number as served
+    # read 8215 bit/s downlink; the line carries 9600/10 octets/s, of which 470 of 478
+    # are IP octets.
+    line = 9600 / 10 * 8 * RATE_PACKET / (RATE_PACKET + 8)
+    result = probe(LinkUnderTest(get_preset("serial-9k6"), loss=0.10), seed=1, count=100)
+    down, up = result.directions["down"], result.directions["up"]
+    assert down.rate_received < down.rate_train and up.rate_received < up.rate_train
+    assert down.rate_served == "arrived" and up.rate_served == "sent"
+    assert down.rate_bps == pytest.approx(line, rel=1e-12)
+    assert up.rate_bps == pytest.approx(line, rel=1e-12)
+
+
+def test_dispersion_rate_chooses_the_count_the_arrivals_follow() -> None:
+    per_packet = RATE_PACKET * 8 / 1000  # a 1000 bit/s bottleneck
+    # seq 2 lost before the bottleneck: the arrivals stay back to back
+    before = [(0, 1.0), (1, 1.0 + per_packet), (3, 1.0 + 2 * per_packet)]
+    fit = dispersion_rate(before)
+    assert fit is not None and fit.served == "arrived"
+    assert fit.rate_bps == pytest.approx(1000, rel=1e-12)
+    # seq 2 lost after it: a hole of one service time
+    after = [(0, 1.0), (1, 1.0 + per_packet), (3, 1.0 + 3 * per_packet)]
+    fit = dispersion_rate(after)
+    assert fit is not None and fit.served == "sent"
+    assert fit.rate_bps == pytest.approx(1000, rel=1e-12)
+    assert dispersion_rate([(0, 1.0)]) is None
+    same = dispersion_rate([(0, 1.0), (1, 1.0)])
+    assert same is not None and same.rate_bps == math.inf
+
+
+def test_jittery_link_gives_no_negative_delay() -> None:
+    # vdeldrop: 10 Mbit/s (0.8 us per octet), 38 octets of framing, 0-50 ms of jitter in
+    # On phases and none in Off phases. A slope through every sample tilted with the
+    # jitter (1.43 us per octet downlink) and gave a median of -0.032 ms; through each
+    # size's lower quartile (more than half the packets cross an Off phase) it is the
+    # line's own.
+    result = probe("vdeldrop", seed=1, count=1000)
+    framing = 38 * 8 / 10_000_000
+    for r in result.directions.values():
+        assert r.per_octet_s == pytest.approx(8 / 10_000_000, rel=1e-9)
+        assert min(r.delays) == pytest.approx(framing, abs=1e-6)
+        assert r.measured()["delay_ms"]["p50"] == pytest.approx(framing * 1000, abs=1e-3)
+
+
+def test_constant_delay_reads_as_one_value() -> None:
+    # serial-9k6 and gprs-3plus1 delay every packet by the same amount: after the
+    # serialization is taken off, every sample is the same microsecond, not float noise.
+    for name, expected in (("serial-9k6", 8 * 10 / 9600), ("gprs-3plus1", 0.3)):
+        for r in probe(name, seed=2, count=60).directions.values():
+            (only,) = set(r.delays)
+            assert only == pytest.approx(expected, abs=RESOLUTION / 2)
+
+
+def test_ecdf_has_a_step_per_distinct_value() -> None:
+    assert ecdf([8.333, 8.333, 8.333]) == ([8.333], [1.0])
+    assert ecdf([2.0, 1.0, 2.0, 3.0]) == ([1.0, 2.0, 3.0], [0.25, 0.75, 1.0])
+
+
+def test_short_jittered_probe_never_gives_a_negative_delay() -> None:
+    # 60 paced probes fit inside vdeldrop's first On phase: every sample carries 0-50 ms
+    # of jitter, and an unbounded fit gave slopes of -7 to +12 us per octet and delays
+    # down to -14 ms. Bounded by what can be true, the slope stays in [0, min delay/size].
+    for seed in range(1, 6):
+        for r in probe("vdeldrop", seed=seed, count=60).directions.values():
+            assert min(r.delays) >= 0 and r.per_octet_s >= 0
+
+
+def test_per_octet_bounds() -> None:
+    # a line through the lower quartiles; then kept within [0, min(delay / size)]
+    line = [(size, 0.010 + 1e-6 * size) for size in PACED_SIZES for _ in range(4)]
+    assert per_octet(line) == pytest.approx(1e-6, rel=1e-9)
+    falling = [(100, 0.030), (576, 0.020), (1400, 0.010)]
+    assert per_octet(falling) == 0.0
+    steep = [(100, 0.001), (576, 0.060), (1400, 0.150)]
+    assert per_octet(steep) == pytest.approx(0.001 / 100)
+    assert per_octet([]) == 0.0

@@ -1,10 +1,17 @@
+import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+import wwanlab
 from wwanlab.report import (
     Assumptions,
     ClaimsTable,
     Figure,
+    Folded,
+    Links,
     Params,
     ReportPage,
     Section,
@@ -12,9 +19,26 @@ from wwanlab.report import (
     Text,
     write_index,
 )
-from wwanlab.report.plots import bar_plot, cdf_plot, line_plot
+from wwanlab.report.html import part_verdicts, verdict
+from wwanlab.report.plots import (
+    PROTOCOL_COLOURS,
+    SPARE_STYLE,
+    bar_plot,
+    cdf_plot,
+    line_plot,
+    loss_style,
+    protocol_colour,
+)
+from wwanlab.report.provenance import RunInfo, cpu_model, git_commit
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True)
+class Part:
+    what: str
+    holds: bool
+    ours: str
 
 
 @dataclass(frozen=True)
@@ -23,6 +47,7 @@ class Claim:
     paper: str
     ours: str
     holds: bool
+    parts: tuple[Part, ...] = ()
 
 
 def test_plots_write_deterministic_pngs(tmp_path: Path) -> None:
@@ -97,3 +122,67 @@ def test_index_accumulates_pages_written_by_separate_calls(tmp_path: Path) -> No
     listing = (out / "index.html").read_text()
     assert "probe.html" not in listing
     assert listing.count('href="paper-a.html"') == 1 and "0 of 1 hold" in listing
+
+
+def test_claim_in_parts_names_what_held(tmp_path: Path) -> None:
+    parts = (Part("WTP knee", True, "12 KB ≤ 13.5 KB"), Part("TCP knee", False, "19 KB < 33.5"))
+    partly = Claim("stable at 12 KB, TCP after 35 KB", "12 / 35", "see parts", False, parts)
+    none = Claim("x", "1", "2", False, (Part("a", False, ""),))
+    assert verdict(partly) == "partly holds" and verdict(none) == "does not hold"
+    assert part_verdicts(partly) == [
+        "WTP knee holds (12 KB ≤ 13.5 KB)",
+        "TCP knee does not (19 KB < 33.5)",
+    ]
+    html = ClaimsTable([partly]).render(tmp_path)
+    assert '<span class="partly">partly holds</span>' in html
+    assert '<li class="holds">WTP knee holds (12 KB ≤ 13.5 KB)</li>' in html
+    assert '<li class="fails">TCP knee does not (19 KB &lt; 33.5)</li>' in html
+
+
+def test_folded_links_and_index_front(tmp_path: Path) -> None:
+    folded = Folded("Per point <raw>", [Table(["a"], [[1]])])
+    assert folded.render(tmp_path) == (
+        "<details><summary>Per point &lt;raw&gt;</summary>\n"
+        '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td class="num">1</td></tr>'
+        "</tbody></table>\n</details>"
+    )
+    links = Links([("runs.csv", "runs.csv")], "Every run:")
+    assert (
+        links.render(tmp_path)
+        == '<p>Every run:</p><ul><li><a href="runs.csv">runs.csv</a></li></ul>'
+    )
+    page = ReportPage("P", [Section("s", [Text("x")])], slug="p")
+    index = write_index(tmp_path, [page], front=[Text("1 of 5 papers reproduced")]).read_text()
+    assert index.index("1 of 5 papers reproduced") < index.index('href="p.html"')
+
+
+def test_styles_are_one_colour_per_protocol_and_one_line_per_loss() -> None:
+    assert protocol_colour("wap") == "tab:blue" and protocol_colour("http-sack") == "tab:red"
+    assert protocol_colour("wwp") == protocol_colour("wwp")  # a spare one, fixed by the name
+    assert protocol_colour("wwp") not in PROTOCOL_COLOURS.values()
+    assert loss_style(0.0) == "-" and loss_style(0.10) == "--" and loss_style(0.1) == "--"
+    assert loss_style(0.37) == SPARE_STYLE
+
+
+def test_run_info_outside_a_checkout_and_from_cpuinfo(tmp_path: Path) -> None:
+    package = tmp_path / "site-packages" / "wwanlab"
+    package.mkdir(parents=True)
+    assert git_commit(package) == "unknown"
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Example CPU @ 2.0GHz\n")
+    assert cpu_model(cpuinfo) == "Example CPU @ 2.0GHz"
+    run = RunInfo.collect("quick", 86_400.0, now=86_412.5)
+    assert (run.date, run.mode, run.seconds) == ("1970-01-02T00:00:00Z", "quick", 12.5)
+    values = run.block().values
+    assert values["run time"] == "12.5 s" and values["wwanlab version"] == wwanlab.__version__
+    assert str(values["machine"]).startswith(f"{os.cpu_count()} cores, ")
+
+
+def test_run_info_reads_the_commit_of_this_checkout() -> None:
+    here = Path(wwanlab.__file__).parent
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, check=False
+    )
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert git_commit().split(" ")[0] == head.stdout.strip()

@@ -8,16 +8,21 @@ from wwanlab.core.errors import UsageError
 from wwanlab.experiments import reproduction as registry
 from wwanlab.experiments.reproduction import (
     Claim,
+    ClaimPart,
     Context,
+    PaperFigure,
     Reproduction,
     ReproductionResult,
+    paper_status,
     register,
     reproduce,
+    reproduction_page,
     select,
 )
 from wwanlab.experiments.scenario import Scenario
 from wwanlab.experiments.store import ResultStore
-from wwanlab.report import ClaimsTable, ReportPage, Section
+from wwanlab.report import ClaimsTable, Figure, ReportPage, Section, Table, Text
+from wwanlab.report.plots import line_plot
 
 
 def body(context: Context) -> ReproductionResult:
@@ -70,3 +75,80 @@ def test_reproduce_writes_store_csv_page_and_index(toy_registered: None, tmp_pat
     assert (out / "toy-draws.csv").read_text().count("\n") == 1 + 2
     with ResultStore(db) as store:
         assert len(store.read("toy-draws")) == 2
+
+
+def paged_body(context: Context) -> ReproductionResult:
+    """The toy on the shared page skeleton."""
+    rows = context.execute(Scenario("toy-draws", "test-draws", params={"params.n": 2}, seed=1))
+    claims = [
+        Claim.of_parts(
+            "both halves", "2 parts", "see parts", [ClaimPart("a", True), ClaimPart("b", False)]
+        )
+    ]
+    figure = PaperFigure(
+        "Figure 1: draws",
+        Figure(
+            line_plot(
+                [0, 1],
+                {"x": [r["x"] for r in rows]},
+                context.figure_path("f.png"),
+                xlabel="i",
+                ylabel="x",
+            )
+        ),
+        "the paper's Figure 1 did not survive extraction",
+        Table.from_rows(rows, caption="The draws"),
+    )
+    page = reproduction_page(
+        context,
+        title="Toy",
+        summary="a toy",
+        setup=[Text("two draws")],
+        claims=claims,
+        figures=[figure],
+        assumptions=["uniform draws"],
+        findings=["nothing to find"],
+    )
+    return ReproductionResult("toy", claims, page)
+
+
+def test_page_skeleton_orders_claims_figures_assumptions_raw_and_run(tmp_path: Path) -> None:
+    toy = Reproduction("toy", "papers/none", "A toy reproduction", paged_body)
+    register(toy)
+    try:
+        reproduce([toy], quick=True, out=tmp_path, jobs=1, db=tmp_path / "w.duckdb")
+    finally:
+        del registry.REPRODUCTIONS["toy"]
+    page = (tmp_path / "toy.html").read_text()
+    order = [
+        "<h2>Claims</h2>",
+        "partly holds",
+        "nothing to find",
+        "<h2>Figure 1: draws</h2>",
+        'src="figures/toy/f.png"',
+        "Paper: the paper&#x27;s Figure 1 did not survive extraction",
+        "<h2>Set-up and assumptions</h2>",
+        "<li>uniform draws</li>",
+        "<h2>Raw tables</h2>",
+        "<details><summary>The draws</summary>",
+        '<a href="toy-draws.csv">toy-draws.csv</a>',
+        "<h2>This run</h2>",
+        "<td>git commit</td>",
+        "<td>run</td><td>quick</td>",
+    ]
+    at = [page.index(s) for s in order]
+    assert at == sorted(at)
+    # the index says which papers are reproduced (none of the five here)
+    index = (tmp_path / "index.html").read_text()
+    assert "0 of the 5 papers are reproduced today" in index
+    assert index.count("<td>not yet</td>") == 5
+
+
+def test_paper_status_follows_the_registry() -> None:
+    assert [p["status"] for p in paper_status()] == ["not yet"] * 5
+    register(Reproduction("wave-and-wait", "papers/004", "WWP", body))
+    try:
+        status = {p["reproduction"]: p["status"] for p in paper_status()}
+    finally:
+        del registry.REPRODUCTIONS["wave-and-wait"]
+    assert status["wave-and-wait"] == "reproduced" and status["wap-vs-tcp"] == "not yet"

@@ -9,17 +9,24 @@ from tests.experiments.invoke import wwanlab
 
 from wwanlab.experiments.reproduction import load_reproductions
 from wwanlab.experiments.summary import Summary, t_quantile
+from wwanlab.report.html import verdict
 from wwanlab.reproductions import wap_vs_tcp
 from wwanlab.reproductions.wap_vs_tcp import (
+    BAND,
     LOSSES,
     PROTOCOLS,
+    SENDERS,
     SIZES,
     Curves,
+    _pct,
     gains,
     knee,
+    knee_claim,
+    label,
     run_one,
     scenario,
     summarize_curves,
+    transfer,
 )
 
 
@@ -102,9 +109,73 @@ def test_quick_run_prints_claims_json(
     (entry,) = json.loads(stdout)["reproductions"]
     assert len(entry["claims"]) == 5
     for claim in entry["claims"]:
-        assert set(claim) == {"claim", "paper", "ours", "holds"}
+        assert set(claim) == {"claim", "paper", "ours", "holds", "verdict", "parts"}
         assert isinstance(claim["holds"], bool)
+    # the three claims about HTTP/TCP are judged per sender of the band, the knee per curve
+    lossless, gain, stable = entry["claims"][2:]
+    senders = ["against RFC 6298", "against 2003, min RTO 1 s", "against 2003, min RTO 3 s"]
+    assert [p["what"] for p in lossless["parts"]] == senders
+    assert [p["what"] for p in gain["parts"]] == senders
+    assert [p["what"] for p in stable["parts"]] == [
+        "WTP knee",
+        "TCP knee (RFC 6298)",
+        "TCP knee (2003, min RTO 1 s)",
+        "TCP knee (2003, min RTO 3 s)",
+    ]
+    for claim in (lossless, gain, stable):
+        assert claim["holds"] == all(p["holds"] for p in claim["parts"])
+    page = (out / "wap-vs-tcp.html").read_text()
+    assert page.index("<h2>Claims</h2>") < page.index("<h2>Figure 7: goodput</h2>")
+    assert page.index("<h2>Raw tables</h2>") < page.index("<h2>This run</h2>")
+    assert '<a href="wap_vs_tcp_quick.csv">' in page and "did not survive" in page
+    index = (out / "index.html").read_text()
+    assert "of the 5 papers are reproduced today" in index
     assert (out / "wap-vs-tcp.html").exists() and (out / "wap_vs_tcp_quick.csv").exists()
     assert (out / "figures" / "wap-vs-tcp" / "goodput.png").exists()
     rows = duckdb.connect(str(db)).sql("SELECT count(*) FROM wap_vs_tcp_quick").fetchall()
     assert rows == [(4 * len(LOSSES) * len(PROTOCOLS) * 3,)]
+
+
+def test_senders_of_the_band() -> None:
+    assert BAND == ["http-sack", "http-sack/2003-rto1", "http-sack/2003-rto3"]
+    assert ["wap", *BAND, "http-reno", "http-newreno"] == PROTOCOLS
+    assert label("http-sack/2003-rto3") == "HTTP/TCP SACK (2003, min RTO 3 s)"
+    assert label("http-newreno") == "HTTP/TCP NewReno" and label("wap") == "WSP/WTP"
+    assert SENDERS["2003-rto1"].overrides == {"rto_initial": 3.0, "byte_counting": False}
+    # 13000 octets without loss: RFC 6298's 1 s RTO fires 4 times (the 1.57 s packets
+    # queue behind each other), RFC 2988's 3 s initial RTO changes nothing once the
+    # handshake's sample is taken, an RTO of at least 3 s never fires
+    runs = {p: transfer(p, 13000, 0.0, 5) for p in BAND}
+    assert [runs[p].timeouts for p in BAND] == [4, 4, 0]
+    assert runs["http-sack/2003-rto3"].retransmissions == 0
+    assert runs["http-sack/2003-rto3"].duration < runs["http-sack"].duration
+    with pytest.raises(ValueError, match="unknown protocol"):
+        transfer("http-sack/1999", 1000, 0.0, 1)
+
+
+def test_knee_claim_is_judged_per_curve() -> None:
+    sizes = [1000, 13000, 35000, 50000, 63500]
+    flat = {s: point("x", 0.1, s, 6000.0, 50.0) for s in sizes}
+    late = {**flat, 13000: point("x", 0.1, 13000, 3000.0, 50.0)}  # stable from 35 KB
+    curves: Curves = {
+        ("wap", 0.1): flat,
+        ("http-sack", 0.1): late,
+        ("http-sack/2003-rto3", 0.1): flat,
+    }
+    claim = knee_claim(curves, ["http-sack", "http-sack/2003-rto3"])
+    assert [(p.what, p.holds, p.ours) for p in claim.parts] == [
+        ("WTP knee", True, "1 KB ≤ 13.5 KB"),
+        ("TCP knee (RFC 6298)", True, "35 KB ≥ 33.5 KB"),
+        ("TCP knee (2003, min RTO 3 s)", False, "1 KB < 33.5 KB"),
+    ]
+    assert claim.holds is False and verdict(claim) == "partly holds"
+
+
+def test_percentages_never_read_minus_zero() -> None:
+    assert [_pct(x) for x in (-0.3, 0.0, 15.6, -11.5, 107.0)] == [
+        "+0%",
+        "+0%",
+        "+16%",
+        "-12%",
+        "+107%",
+    ]

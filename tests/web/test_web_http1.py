@@ -89,10 +89,25 @@ def test_truncated_body_at_eof_is_an_error() -> None:
     [
         (b"GET /\r\n\r\n", 400),
         (b"GET / HTTP/2.0\r\n\r\n", 505),
-        (b"POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", 413),
+        (b"POST / HTTP/1.1\r\nContent-Length: 99999999\r\n\r\nabc", 413),
+        (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+        (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", 400),
     ],
 )
 def test_malformed_requests_carry_the_status_to_answer(wire: bytes, status: int) -> None:
     with pytest.raises(HttpError) as info:
         RequestReader().feed(wire)
     assert info.value.status == status
+
+
+def test_request_bodies_by_content_length_fed_one_byte_at_a_time() -> None:
+    wire = (
+        b"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello"
+        b"GET /b HTTP/1.1\r\nHost: h\r\n\r\n"
+    )
+    reader = RequestReader()
+    got = [r for i in range(len(wire)) for r in reader.feed(wire[i : i + 1])]
+    assert [(r.method, r.target, r.body) for r in got] == [
+        ("POST", "/a", b"hello"),
+        ("GET", "/b", b""),
+    ]

@@ -29,6 +29,9 @@ class UdpDriver(asyncio.DatagramProtocol):
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
         self.closed = self._loop.create_future()
+        # what crossed the socket: (datagrams, octets of UDP payload) each way
+        self.sent = [0, 0]
+        self.received = [0, 0]
 
     @classmethod
     async def bind(
@@ -56,6 +59,8 @@ class UdpDriver(asyncio.DatagramProtocol):
         self.transport = cast(asyncio.DatagramTransport, transport)
 
     def datagram_received(self, data: bytes, addr: tuple[str | object, int]) -> None:
+        self.received[0] += 1
+        self.received[1] += len(data)
         self.endpoint.receive_datagram(data, (str(addr[0]), int(addr[1])), self.now())
         self.pump()
 
@@ -79,6 +84,8 @@ class UdpDriver(asyncio.DatagramProtocol):
         if self.transport is not None and not self.transport.is_closing():
             for data, addr in endpoint.datagrams_to_send(self.now()):
                 self.transport.sendto(data, addr)
+                self.sent[0] += 1
+                self.sent[1] += len(data)
         self._rearm()
 
     def _rearm(self) -> None:

@@ -7,17 +7,23 @@ wwanlab's best transport reaches at least 85% of C from 12 KB up and is ahead of
 kernel's best congestion control at every size.
 """
 
-import datetime
 import math
-import platform
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wwanlab import __version__
 from wwanlab.experiments.scenario import Row
-from wwanlab.report.html import ClaimsTable, Figure, Params, ReportPage, Section, Table, Text
+from wwanlab.report.html import (
+    ClaimsTable,
+    Figure,
+    Params,
+    PartLike,
+    ReportPage,
+    Section,
+    Table,
+    Text,
+)
+from wwanlab.report.provenance import RunInfo
 
 TARGET_LINK = ("serial-9k6", 0.1)  # issue 11 item 7: the target's link and loss
 TARGET_PCT_C = 85.0  # % of C from TARGET_FROM octets up
@@ -48,6 +54,7 @@ class Verdict:
     paper: str
     ours: str
     holds: bool
+    parts: Sequence[PartLike] = ()
 
 
 def target_verdicts(result: LinkResult) -> list[Verdict]:
@@ -95,28 +102,6 @@ def _num(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) and value is not None else math.nan
 
 
-def provenance(started: datetime.datetime, seconds: float, quick: bool) -> dict[str, object]:
-    """Version, commit, date, quick or full, run time and machine (DESIGN.md)."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    return {
-        "wwanlab": __version__,
-        "commit": commit,
-        "date (UTC)": started.strftime("%Y-%m-%d %H:%M"),
-        "mode": "quick" if quick else "full",
-        "run time (s)": round(seconds, 1),
-        "machine": f"{platform.node()} {platform.machine()} {platform.release()}",
-    }
-
-
 def link_section(result: LinkResult, out: Path) -> Section:
     from wwanlab.report.plots import goodput_plot  # matplotlib: only when drawing
 
@@ -147,7 +132,11 @@ def link_section(result: LinkResult, out: Path) -> Section:
 
 
 def transports_page(
-    results: Sequence[LinkResult], out: Path, info: dict[str, object], transports: Sequence[Row]
+    results: Sequence[LinkResult],
+    out: Path,
+    transports: Sequence[Row],
+    params: dict[str, object],
+    run: RunInfo | None = None,
 ) -> ReportPage:
     """The page: what was run, the target, then one section per link."""
     method = Text(
@@ -159,12 +148,14 @@ def transports_page(
         "entered the link in each direction (medians)."
     )
     sections = [
-        Section("How", [method, Table.from_rows(transports), Params(info, "Run")]),
+        Section("How", [method, Table.from_rows(transports), Params(params, "Bench")]),
     ]
     target = next((r for r in results if (r.link, round(r.loss, 6)) == TARGET_LINK), None)
     if target is not None:
         sections.append(Section("Target", [ClaimsTable(target_verdicts(target))]))
     sections.extend(link_section(r, out) for r in results)
+    if run is not None:
+        sections.append(Section("This run", [run.block()]))
     return ReportPage(
         TITLE,
         sections,

@@ -7,7 +7,6 @@ page work (and are tested over loopback) without it.
 
 import asyncio
 import contextlib
-import datetime
 import importlib
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wwanlab.bench.page import LinkResult, provenance, transports_page
+from wwanlab.bench.page import LinkResult, transports_page
 from wwanlab.bench.registry import Transport
 from wwanlab.bench.run import (
     BenchConfig,
@@ -29,6 +28,7 @@ from wwanlab.core.errors import UsageError
 from wwanlab.experiments.scenario import Row
 from wwanlab.experiments.store import ResultStore
 from wwanlab.report.html import write_index
+from wwanlab.report.provenance import RunInfo
 
 REPORT_LINKS: tuple[tuple[str, float | None], ...] = (
     ("serial-9k6", 0.0),  # paper 000 section 3.1: 0% and 10% drop
@@ -135,23 +135,20 @@ async def bench_report(
     quick: bool,
 ) -> tuple[list[LinkRun], Path]:
     """Every link at once, each on its own emulated link; the page into ``out``."""
-    started = datetime.datetime.now(datetime.UTC)
-    t0 = time.perf_counter()
+    started = time.time()
     runs = await asyncio.gather(
         *(bench_link(c, loss, transports, progress) for c, loss in configs)
     )
-    info = provenance(started, time.perf_counter() - t0, quick)
-    info.update(
-        {
-            "sizes (octets)": ", ".join(map(str, configs[0][0].sizes)),
-            "repetitions": configs[0][0].reps,
-            "seed": configs[0][0].seed,
-        }
-    )
+    run = RunInfo.collect("quick" if quick else "full", started)
+    params: dict[str, object] = {
+        "sizes (octets)": ", ".join(map(str, configs[0][0].sizes)),
+        "repetitions": configs[0][0].reps,
+        "seed": configs[0][0].seed,
+    }
     table = [
         {"transport": t.name, "family": t.family, "ours": t.ours, "what": t.description}
         for t in transports
     ]
-    page = transports_page([r.result() for r in runs], out, info, table)
+    page = transports_page([r.result() for r in runs], out, table, params, run)
     write_index(out, [page])
     return list(runs), out / page.filename

@@ -42,6 +42,7 @@ COMMAND_MODULES: list[str] = [
     "gateway",
     "get",
     "pdu",
+    "soap",
     "bench",
 ]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""

@@ -10,7 +10,14 @@ from rich.table import Table
 
 from wwanlab.cli.common import print_json
 from wwanlab.core.errors import UsageError
-from wwanlab.experiments.probe import DEFAULT_COUNT, LinkUnderTest, ProbeResult, probe, probe_all
+from wwanlab.experiments.probe import (
+    DEFAULT_COUNT,
+    RATE_PACKET,
+    LinkUnderTest,
+    ProbeResult,
+    probe,
+    probe_all,
+)
 from wwanlab.link.presets import get_preset
 
 
@@ -81,28 +88,41 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value}{unit}"
 
 
+EXPLANATION = (
+    "configured: what the preset sets (line rate, long-run loss, delay); expected: what the "
+    "probe should measure given that, i.e. the IP rate of {packet}-octet datagrams net of "
+    "framing and start/stop bits, and the delay plus the framing octets' serialization; "
+    "measured: rate from the back-to-back train, loss and delay (without serialization) "
+    "from the paced train."
+)
+
+
 def _print(console: Console, result: ProbeResult) -> None:
-    table = Table(title=f"{result.link} (seed {result.seed}, {result.count} paced probes)")
-    for column in ("direction", "quantity", "configured", "measured"):
+    table = Table(
+        title=f"{result.link} (seed {result.seed}, {result.count} paced probes)",
+        caption=EXPLANATION.format(packet=RATE_PACKET),
+    )
+    for column in ("direction", "quantity", "configured", "expected", "measured"):
         table.add_column(column)
     for direction, r in result.directions.items():
         m = r.measured()
         rate = r.configured["rate_bps"]
-        table.add_row(direction, "line rate (bit/s)", _fmt(rate) if rate else "unlimited", "")
+        table.add_row(direction, "line rate (bit/s)", _fmt(rate) if rate else "unlimited", "", "")
         table.add_row(
             "",
             "IP rate (bit/s)",
+            "",
             _fmt(r.expected_rate_bps) if math.isfinite(r.expected_rate_bps) else "unlimited",
             _fmt(m["rate_bps"]),
         )
-        table.add_row(
-            "",
-            "loss",
-            _fmt(float(r.configured["loss"])),
-            f"{m['loss']:.4g} ± {m['loss_standard_error']:.2g}",
-        )
+        loss = _fmt(float(r.configured["loss"]))
+        table.add_row("", "loss", loss, loss, f"{m['loss']:.4g} ± {m['loss_standard_error']:.2g}")
         for q in ("p50", "p95"):
             table.add_row(
-                "", f"one-way delay {q} (ms)", _fmt(r.expected_delay_ms[q]), _fmt(m["delay_ms"][q])
+                "",
+                f"one-way delay {q} (ms)",
+                _fmt(float(r.configured["delay_ms"][q])),
+                _fmt(r.expected_delay_ms[q]),
+                _fmt(m["delay_ms"][q]),
             )
     console.print(table)

@@ -10,8 +10,14 @@ from rich.table import Table
 
 from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption, print_json
 from wwanlab.core.errors import UsageError
-from wwanlab.experiments.reproduction import load_reproductions, reproduce, select
+from wwanlab.experiments.reproduction import (
+    load_reproductions,
+    paper_status,
+    reproduce,
+    select,
+)
 from wwanlab.experiments.store import DEFAULT_DB
+from wwanlab.report.html import part_verdicts, verdict
 
 
 def register(app: typer.Typer) -> None:
@@ -34,11 +40,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Rerun a paper's experiments and say, per claim, whether it holds."""
         if list_:
-            listed = [
+            registered = [
                 {"name": r.name, "paper": r.paper, "title": r.title}
                 for r in sorted(load_reproductions().values(), key=lambda r: r.name)
             ]
-            _print_list(listed, json)
+            _print_list(paper_status(), registered, json)
             return
         if name is None:
             raise UsageError("name a reproduction, 'all', or pass --list")
@@ -68,7 +74,16 @@ def register(app: typer.Typer) -> None:
                 "tables": list(res.tables),
                 "held": res.held,
                 "claims": [
-                    {"claim": c.claim, "paper": c.paper, "ours": c.ours, "holds": c.holds}
+                    {
+                        "claim": c.claim,
+                        "paper": c.paper,
+                        "ours": c.ours,
+                        "holds": c.holds,
+                        "verdict": verdict(c),
+                        "parts": [
+                            {"what": p.what, "holds": p.holds, "ours": p.ours} for p in c.parts
+                        ],
+                    }
                     for c in res.claims
                 ],
             }
@@ -77,26 +92,39 @@ def register(app: typer.Typer) -> None:
         if json:
             print_json({"reproductions": summary, "index": str(out / "index.html")})
             return
+        by_result = {res.name: res for res in results}
         console = Console()
         for entry in summary:
             table = Table(title=f"{entry['name']}: {entry['title']} ({entry['paper']})")
             for column in ("claim", "paper", "ours", "verdict"):
                 table.add_column(column)
-            for c in entry["claims"]:
-                verdict = "[green]holds[/]" if c["holds"] else "[red]does not hold[/]"
-                table.add_row(c["claim"], c["paper"], c["ours"], verdict)
+            for claim, c in zip(by_result[entry["name"]].claims, entry["claims"], strict=True):
+                colour = "green" if c["holds"] else "red"
+                said = "\n".join([f"[{colour}]{c['verdict']}[/]", *part_verdicts(claim)])
+                table.add_row(c["claim"], c["paper"], c["ours"], said)
             console.print(table)
             console.print(f"{entry['held']} of {len(entry['claims'])} claims hold")
         console.print(f"report: {out / 'index.html'}")
 
 
-def _print_list(listed: list[dict[str, str]], json: bool) -> None:
+def _print_list(
+    papers: list[dict[str, str]], registered: list[dict[str, str]], json: bool
+) -> None:
+    """The papers, each with its reproduction's name and whether it is reproduced yet,
+    then any registered reproduction that is not one of them."""
     if json:
-        print_json({"reproductions": listed})
-    elif not listed:
-        print("no reproductions are registered")
-    else:
-        table = Table("name", "paper", "title")
-        for r in listed:
-            table.add_row(r["name"], r["paper"], r["title"])
-        Console().print(table)
+        print_json({"papers": papers, "reproductions": registered})
+        return
+    console = Console()
+    table = Table("paper", "title", "reproduction", "status")
+    for p in papers:
+        status = "[green]reproduced[/]" if p["status"] == "reproduced" else "not yet"
+        table.add_row(p["paper"], p["title"], p["reproduction"], status)
+    console.print(table)
+    named = {p["reproduction"] for p in papers}
+    others = [r for r in registered if r["name"] not in named]
+    if others:
+        extra = Table("name", "paper", "title", title="Other registered reproductions")
+        for r in others:
+            extra.add_row(r["name"], r["paper"], r["title"])
+        console.print(extra)

@@ -1,6 +1,7 @@
 """``wwanlab run SCENARIO.toml``: execute a scenario, store its rows, write its page."""
 
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +12,8 @@ from wwanlab.cli.common import DbOption, JobsOption, JsonOption, SchedulerOption
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import load_scenario
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
-from wwanlab.report.html import Params, ReportPage, Section, Table, Text
+from wwanlab.report.html import Links, Params, ReportPage, Section, Table, Text
+from wwanlab.report.provenance import RunInfo
 
 PAGE_ROWS = 500
 """Rows shown on a scenario's page; the CSV file beside it has them all."""
@@ -30,6 +32,7 @@ def register(app: typer.Typer) -> None:
         json: JsonOption = False,
     ) -> None:
         """Run a scenario's sweep and repetitions; rows go to DuckDB, CSV and HTML."""
+        started = time.time()
         scenario = load_scenario(scenario_file)
         runs = scenario.runs()
         rows = run_scenario(
@@ -51,9 +54,11 @@ def register(app: typer.Typer) -> None:
                     "Results",
                     [
                         Text(f"{len(rows)} rows from {len(runs)} runs; all in {csv_path.name}."),
+                        Links([(csv_path.name, csv_path.name)]),
                         Table.from_rows(rows[:PAGE_ROWS]),
                     ],
                 ),
+                Section("This run", [RunInfo.collect(f"{len(runs)} runs", started).block()]),
             ],
             slug=scenario.name,
             summary=scenario.description,

@@ -6,12 +6,16 @@ scenarios of a paper's setup, compares the results with the paper's published nu
 and says, claim by claim, whether each holds. Its body is a function of a ``Context``,
 which executes scenarios on the chosen executor, keeps their rows in the results
 database and CSV files, and tells it where its figures go; the body returns a
-``ReproductionResult`` whose page joins the report.
+``ReproductionResult`` whose page joins the report, laid out by ``reproduction_page``
+the same way for every paper (claims, figures with the paper's numbers, assumptions,
+raw tables folded, the run's metadata).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +24,21 @@ from wwanlab.core.errors import UsageError
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import Row, Scenario, package_modules
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
-from wwanlab.report.html import ReportPage, write_index
+from wwanlab.report.html import (
+    Assumptions,
+    Block,
+    ClaimsTable,
+    Figure,
+    Folded,
+    Links,
+    ReportPage,
+    Section,
+    Table,
+    Text,
+    write_index,
+)
+from wwanlab.report.provenance import RunInfo
+from wwanlab.reproductions import PAPERS
 
 REPRODUCTION_PACKAGES: list[str] = ["wwanlab.reproductions"]
 """Packages whose every module registers its reproduction on import."""
@@ -30,13 +48,32 @@ REPRODUCTIONS: dict[str, Reproduction] = {}
 
 
 @dataclass(frozen=True)
+class ClaimPart:
+    """One testable part of a claim (one curve's knee, one sender of a band)."""
+
+    what: str
+    holds: bool
+    ours: str = ""
+
+
+@dataclass(frozen=True)
 class Claim:
-    """A sentence of the paper tested on our data."""
+    """A sentence of the paper tested on our data.
+
+    A claim that says several things, or is tested against several plausible set-ups,
+    carries ``parts``; it holds when every part does, and its verdict names which held
+    (``Claim.of_parts``).
+    """
 
     claim: str  # the paper's sentence, quoted
     paper: str  # the published number or text, with its table/figure
     ours: str  # our number or text, measured the same way
     holds: bool
+    parts: tuple[ClaimPart, ...] = ()
+
+    @classmethod
+    def of_parts(cls, claim: str, paper: str, ours: str, parts: Sequence[ClaimPart]) -> Claim:
+        return cls(claim, paper, ours, all(p.holds for p in parts), tuple(parts))
 
 
 @dataclass
@@ -65,16 +102,26 @@ class Context:
     progress: bool = False
     db: Path = DEFAULT_DB
     tables: list[str] = field(default_factory=list)
+    csv_files: list[Path] = field(default_factory=list)
+    started: float = field(default_factory=time.time)
 
-    def execute(self, scenario: Scenario) -> list[Row]:
-        """Run ``scenario``, store its rows (table and ``out/<name>.csv``), return them."""
+    def execute(self, scenario: Scenario, *, serial: bool = False) -> list[Row]:
+        """Run ``scenario``, store its rows (table and ``out/<name>.csv``), return them.
+
+        ``serial`` runs one run at a time in this process: runs that time real sockets
+        must not share the CPU with each other.
+        """
         rows = run_scenario(
-            scenario, jobs=self.jobs, scheduler=self.scheduler, progress=self.progress
+            scenario,
+            jobs=1 if serial else self.jobs,
+            scheduler=None if serial else self.scheduler,
+            progress=self.progress,
         )
         with ResultStore(self.db) as store:
             table = store.write(scenario.name, rows)
-            store.export_csv(scenario.name, self.out / f"{scenario.name}.csv")
+            csv = store.export_csv(scenario.name, self.out / f"{scenario.name}.csv")
         self.tables.append(table)
+        self.csv_files.append(csv)
         return rows
 
     def figure_path(self, filename: str) -> Path:
@@ -112,6 +159,80 @@ class Reproduction:
         if not result.tables:
             result.tables = list(context.tables)
         return result
+
+
+@dataclass(frozen=True)
+class PaperFigure:
+    """A figure standing for one of the paper's, with what the paper publishes for it
+    (drawn in the figure where the text gives numbers) and the table behind it."""
+
+    title: str
+    figure: Figure
+    paper: str  # the paper's numbers as drawn, or why there are none
+    table: Table | None = None
+
+
+def reproduction_page(
+    ctx: Context,
+    *,
+    title: str,
+    summary: str,
+    setup: Sequence[Block],
+    claims: Sequence[Claim],
+    figures: Sequence[PaperFigure],
+    assumptions: Sequence[str],
+    findings: Sequence[str] = (),
+) -> ReportPage:
+    """A reproduction's page in the order every reproduction uses: the claims (and what
+    the numbers say about them), each figure with the paper's numbers, the set-up and
+    assumptions, the raw tables folded with links to the CSV files, then the run's
+    metadata (version, commit, date, quick or full, run time, machine)."""
+    sections = [Section("Claims", [ClaimsTable(claims), *(Text(f) for f in findings)])]
+    sections += [Section(f.title, [f.figure, Text(f"Paper: {f.paper}")]) for f in figures]
+    sections.append(Section("Set-up and assumptions", [*setup, Assumptions(assumptions)]))
+    folded: list[Block] = [
+        Folded(f.table.caption or f.title, [f.table]) for f in figures if f.table is not None
+    ]
+    links = [(Path(os.path.relpath(p, ctx.out)).as_posix(), p.name) for p in ctx.csv_files]
+    if links:
+        folded.append(Links(links, "Every run, one row each:"))
+    sections.append(Section("Raw tables", folded))
+    run = RunInfo.collect("quick" if ctx.quick else "full", ctx.started)
+    sections.append(Section("This run", [run.block()]))
+    return ReportPage(title, sections, slug=ctx.reproduction.name, summary=summary)
+
+
+def paper_status() -> list[dict[str, str]]:
+    """Each of the papers with its reproduction's name and "reproduced" when a module
+    registers that name, "not yet" otherwise."""
+    registered = load_reproductions()
+    return [
+        {
+            "paper": p.id,
+            "title": p.title,
+            "reproduction": p.reproduction,
+            "status": "reproduced" if p.reproduction in registered else "not yet",
+        }
+        for p in PAPERS
+    ]
+
+
+def index_front() -> list[Block]:
+    """What the report's index says first: which papers are reproduced today."""
+    status = paper_status()
+    done = [s for s in status if s["status"] == "reproduced"]
+    return [
+        Text(
+            f"{len(done)} of the {len(status)} papers are reproduced today; the others are "
+            "not yet, and their rows say so."
+        ),
+        Table.from_rows(status, caption="The papers"),
+    ]
+
+
+def write_report_index(out: Path, pages: Sequence[ReportPage]) -> Path:
+    """``write_index`` with the papers' status above the pages."""
+    return write_index(out, pages, front=index_front())
 
 
 def register(reproduction: Reproduction) -> Reproduction:
@@ -154,5 +275,5 @@ def reproduce(
     """Run each reproduction, then write its page and the index under ``out``."""
     results = [r.run(quick, out, jobs, scheduler, progress=progress, db=db) for r in reproductions]
     if results:
-        write_index(out, [r.page for r in results])
+        write_report_index(out, [r.page for r in results])
     return results

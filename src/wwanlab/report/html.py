@@ -25,10 +25,26 @@ th { background: #eee; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .holds { color: #176617; font-weight: bold; }
 .fails { color: #a31515; font-weight: bold; }
+.partly { color: #8a5a00; font-weight: bold; }
+td li.holds, td li.fails { font-weight: normal; }
 figure { margin: 1rem 0; }
 figure img { max-width: 100%; }
 figcaption, caption { color: #555; font-size: 0.9rem; }
+td ul { margin: 0; padding-left: 1rem; }
+details { margin: 0.5rem 0; }
+summary { cursor: pointer; color: #333; }
 """
+
+
+class PartLike(Protocol):
+    """One part of a claim: what it says, whether it held, our numbers."""
+
+    @property
+    def what(self) -> str: ...
+    @property
+    def holds(self) -> bool: ...
+    @property
+    def ours(self) -> str: ...
 
 
 class ClaimLike(Protocol):
@@ -42,6 +58,8 @@ class ClaimLike(Protocol):
     def ours(self) -> str: ...
     @property
     def holds(self) -> bool: ...
+    @property
+    def parts(self) -> Sequence[PartLike]: ...
 
 
 def _cell(value: object) -> str:
@@ -138,27 +156,77 @@ class Assumptions:
         return f"<ul>{items}</ul>"
 
 
+def verdict(claim: ClaimLike) -> str:
+    """ "holds", "does not hold", or for a claim in parts "partly holds" when some do."""
+    if claim.holds:
+        return "holds"
+    if any(p.holds for p in claim.parts):
+        return "partly holds"
+    return "does not hold"
+
+
+def part_verdicts(claim: ClaimLike) -> list[str]:
+    """Each part as "<what> holds (<ours>)" or "<what> does not (<ours>)"."""
+    return [
+        f"{p.what} {'holds' if p.holds else 'does not'}" + (f" ({p.ours})" if p.ours else "")
+        for p in claim.parts
+    ]
+
+
 @dataclass(frozen=True)
 class ClaimsTable:
-    """Each claim with the paper's number, ours, and whether it holds."""
+    """Each claim with the paper's number, ours, and whether it holds (part by part for
+    a claim in parts: the verdict says which held and which did not)."""
 
     claims: Sequence[ClaimLike]
 
     def render(self, out_dir: Path) -> str:
         rows = []
         for c in self.claims:
-            verdict = (
-                '<td class="holds">holds</td>'
-                if c.holds
-                else '<td class="fails">does not hold</td>'
-            )
+            word = verdict(c)
+            css = {"holds": "holds", "partly holds": "partly"}.get(word, "fails")
+            cell = f'<span class="{css}">{word}</span>'
+            if c.parts:
+                items = "".join(
+                    f'<li class="{"holds" if p.holds else "fails"}">{html.escape(text)}</li>'
+                    for p, text in zip(c.parts, part_verdicts(c), strict=True)
+                )
+                cell += f"<ul>{items}</ul>"
             cells = "".join(f"<td>{html.escape(s)}</td>" for s in (c.claim, c.paper, c.ours))
-            rows.append(f"<tr>{cells}{verdict}</tr>")
+            rows.append(f"<tr>{cells}<td>{cell}</td></tr>")
         head = "<tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr>"
         return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-Block = Text | Table | Figure | Params | Assumptions | ClaimsTable
+@dataclass(frozen=True)
+class Links:
+    """A list of links to files beside the page (e.g. its CSV files), as (href, text)."""
+
+    items: Sequence[tuple[str, str]]
+    caption: str = ""
+
+    def render(self, out_dir: Path) -> str:
+        items = "".join(
+            f'<li><a href="{html.escape(href)}">{html.escape(text)}</a></li>'
+            for href, text in self.items
+        )
+        caption = f"<p>{html.escape(self.caption)}</p>" if self.caption else ""
+        return f"{caption}<ul>{items}</ul>"
+
+
+@dataclass(frozen=True)
+class Folded:
+    """Blocks hidden under a one-line summary until the reader opens them (long tables)."""
+
+    summary: str
+    blocks: Sequence[Block]
+
+    def render(self, out_dir: Path) -> str:
+        inner = "\n".join(b.render(out_dir) for b in self.blocks)
+        return f"<details><summary>{html.escape(self.summary)}</summary>\n{inner}\n</details>"
+
+
+Block = Text | Table | Figure | Params | Assumptions | ClaimsTable | Links | Folded
 
 
 @dataclass(frozen=True)
@@ -243,10 +311,12 @@ def write_index(
     *,
     title: str = "wwanlab report",
     intro: str = "",
+    front: Sequence[Block] = (),
 ) -> Path:
     """Write ``pages`` and ``out_dir/index.html`` linking every page of the folder.
 
-    The index lists the pages written by earlier calls too (kept in ``pages.json``,
+    ``front`` (e.g. which papers are reproduced) goes above the list of pages. The index
+    lists the pages written by earlier calls too (kept in ``pages.json``,
     in the order first written; a page is replaced by a new one of the same file name
     and forgotten once its file is gone), each with its summary and claim counts.
     """
@@ -275,6 +345,7 @@ def write_index(
     parts = [f"<h1>{html.escape(title)}</h1>"]
     if intro:
         parts.append(f"<p>{html.escape(intro)}</p>")
+    parts.extend(block.render(out) for block in front)
     parts.append(
         "<table><thead><tr><th>page</th><th>summary</th><th>claims</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"

@@ -8,6 +8,8 @@ between calls.
 
 from __future__ import annotations
 
+import zlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -19,12 +21,63 @@ DPI = 100
 METADATA = {"Software": None}  # no version string, so the same data gives the same bytes
 
 
-def _save(fig: Figure, path: Path | str) -> Path:
+# One colour per protocol and one line style per loss rate, the same in every figure.
+PROTOCOL_COLOURS = {
+    "wap": "tab:blue",
+    "http-sack": "tab:red",
+    "http-reno": "tab:green",
+    "http-newreno": "tab:purple",
+    "http": "tab:red",  # paper 001: SOAP over HTTP/TCP
+    "wsp": "tab:blue",  # SOAP over connectionless WSP
+    "wsp-wbxml": "teal",
+    "wsp-co": "slategray",
+}
+SPARE_COLOURS = ("tab:orange", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
+LineStyle = str | tuple[int, tuple[int, ...]]
+LOSS_STYLES: dict[float, LineStyle] = {
+    0.0: "-",
+    0.01: (0, (5, 1)),
+    0.05: "-.",
+    0.10: "--",
+    0.20: ":",
+}
+SPARE_STYLE: LineStyle = (0, (3, 1, 1, 1, 1, 1))
+PAPER_COLOUR = "black"  # the paper's published numbers: black, labelled "paper"
+PAPER_SHADE = "0.85"
+
+
+def protocol_colour(protocol: str) -> str:
+    """The protocol's colour; one not in the table gets a spare one, fixed by its name."""
+    if protocol in PROTOCOL_COLOURS:
+        return PROTOCOL_COLOURS[protocol]
+    return SPARE_COLOURS[zlib.crc32(protocol.encode()) % len(SPARE_COLOURS)]
+
+
+def loss_style(loss: float) -> LineStyle:
+    """The line style of a loss rate (solid without loss, dashed at 10%...)."""
+    return LOSS_STYLES.get(round(loss, 6), SPARE_STYLE)
+
+
+def save(fig: Figure, path: Path | str) -> Path:
+    """Write ``fig`` as a PNG at ``path`` (folders made), the same bytes for the same data."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     FigureCanvasAgg(fig)
     fig.savefig(path, format="png", metadata=METADATA)
     return path
+
+
+def ecdf(values: Sequence[float]) -> tuple[list[float], list[float]]:
+    """The empirical CDF as its steps: each distinct value once, with the fraction of
+    values at or below it (a constant sample is one step to 1)."""
+    counts = Counter(values)
+    xs = sorted(counts)
+    ys: list[float] = []
+    seen = 0
+    for x in xs:
+        seen += counts[x]
+        ys.append(seen / len(values))
+    return xs, ys
 
 
 def cdf_plot(
@@ -34,15 +87,15 @@ def cdf_plot(
     xlabel: str,
     title: str = "",
 ) -> Path:
-    """Empirical CDF of each named sample (a step per distinct value)."""
+    """Empirical CDF of each named sample, a step per distinct value, from 0 below the
+    smallest (values should be rounded to the resolution they were measured at)."""
     fig = Figure(figsize=SIZE, dpi=DPI)
     ax = fig.add_subplot()
     for label, values in series.items():
-        xs = sorted(values)
-        if not xs:
+        if not values:
             continue
-        ys = [(i + 1) / len(xs) for i in range(len(xs))]
-        ax.step(xs, ys, where="post", label=label)
+        xs, ys = ecdf(values)
+        ax.step([xs[0], *xs], [0.0, *ys], where="post", label=label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction of packets ≤ x")
     ax.set_ylim(0.0, 1.02)
@@ -51,7 +104,7 @@ def cdf_plot(
         ax.set_title(title)
     if len(series) > 1:
         ax.legend()
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def line_plot(
@@ -77,7 +130,7 @@ def line_plot(
     if title:
         ax.set_title(title)
     ax.legend()
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def bar_plot(
@@ -102,7 +155,7 @@ def bar_plot(
         ax.set_title(title)
     if len(series) > 1:
         ax.legend()
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def goodput_plot(
@@ -129,4 +182,4 @@ def goodput_plot(
     if title:
         ax.set_title(title)
     ax.legend(fontsize=7, ncol=2)
-    return _save(fig, path)
+    return save(fig, path)

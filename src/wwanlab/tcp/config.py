@@ -32,6 +32,7 @@ DEFAULT_MSS = 536  # RFC 9293 3.7.1: send MSS assumed when the peer sends no MSS
 ETHERNET_MSS = 1460  # RFC 9293 3.7.1: 1500-byte MTU minus 20 IP and 20 TCP header bytes
 DUP_THRESH = 3  # RFC 5681 2 / RFC 6675 2 "DupThresh"
 RTO_INITIAL = 1.0  # RFC 6298 2.1: RTO before the first RTT sample
+RTO_INITIAL_RFC2988 = 3.0  # RFC 2988 2.1 (and RFC 1122 4.2.3.1), before RFC 6298 (2011)
 RTO_MIN_RFC = 1.0  # RFC 6298 2.4: RTO SHOULD be rounded up to 1 s
 RTO_MIN_LINUX = 0.2  # Linux TCP_RTO_MIN (HZ/5)
 RTO_MAX = 60.0  # RFC 6298 2.5: a maximum MAY be placed on RTO, at least 60 s

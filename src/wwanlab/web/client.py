@@ -46,6 +46,16 @@ class Strategy:
             raise UsageError("HTTP/1.0 has no pipelining")
 
 
+@dataclass(frozen=True, slots=True)
+class _Outgoing:
+    """A request waiting for a connection."""
+
+    target: str
+    method: str = "GET"
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+
+
 @dataclass
 class _Page:
     main: str
@@ -65,7 +75,7 @@ class _Connection:
 
 
 class HttpClient:
-    """GETs paths from ``server`` following ``strategy``."""
+    """GETs (or POSTs to) paths of ``server`` following ``strategy``."""
 
     def __init__(
         self,
@@ -80,7 +90,7 @@ class HttpClient:
         self.stack = TcpStack(local_ip, config, rng, first_port, max_ports)
         self.server = server
         self.strategy = strategy
-        self._queue: deque[str] = deque()
+        self._queue: deque[_Outgoing] = deque()
         self._conns: dict[int, _Connection] = {}
         self._events: list[Event] = []
         self._page: _Page | None = None
@@ -95,7 +105,20 @@ class HttpClient:
 
     def get(self, target: str, now: float) -> None:
         """Queue a GET; it leaves as soon as the strategy allows."""
-        self._queue.append(target)
+        self._queue.append(_Outgoing(target))
+        self._dispatch(now)
+
+    def post(
+        self,
+        target: str,
+        content_type: str,
+        body: bytes,
+        now: float,
+        headers: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """Queue a POST of ``body``; it leaves as soon as the strategy allows."""
+        head = (("Content-Type", content_type), *headers)
+        self._queue.append(_Outgoing(target, "POST", head, body))
         self._dispatch(now)
 
     def get_page(self, main: str, embedded: list[str], now: float) -> None:
@@ -117,10 +140,17 @@ class HttpClient:
             conn = self._pick(now)
             if conn is None:
                 return
-            target = self._queue.popleft()
-            conn.outstanding.append(target)
-            host = self.server[0]
-            self.stack.send(conn.handle, encode_request(target, host, strategy.version))
+            out = self._queue.popleft()
+            conn.outstanding.append(out.target)
+            request = encode_request(
+                out.target,
+                self.server[0],
+                strategy.version,
+                method=out.method,
+                headers=out.headers,
+                body=out.body,
+            )
+            self.stack.send(conn.handle, request)
 
     def _pick(self, now: float) -> _Connection | None:
         """The connection for the next request, opening one if the strategy allows."""
@@ -196,7 +226,7 @@ class HttpClient:
         if target == page.main and not page.main_done:
             page.main_done = True
             page.waiting = len(page.embedded)
-            self._queue.extend(page.embedded)
+            self._queue.extend(_Outgoing(target) for target in page.embedded)
         elif page.main_done and target in page.embedded:
             page.waiting -= 1
         else:

@@ -1,6 +1,6 @@
 """HTTP/1.0 and HTTP/1.1 messages as bytes (RFC 1945, RFC 9112), parsed incrementally.
 
-Only what the experiments need: GET requests without bodies, responses framed by
+Only what the experiments need: requests (a body framed by Content-Length), responses framed by
 Content-Length, by chunked transfer coding (RFC 9112 7.1) or by the connection closing
 (RFC 9112 6.3 rule 8). Every length read from the wire is bounded.
 """
@@ -12,6 +12,7 @@ from wwanlab.core.errors import WwanlabError
 CRLF = b"\r\n"
 MAX_HEAD = 16 * 1024  # bytes allowed for a start line plus headers
 MAX_CHUNK_LINE = 1024
+MAX_BODY = 8 * 1024 * 1024  # octets of request body accepted
 
 
 class HttpError(WwanlabError):
@@ -28,6 +29,7 @@ class Request:
     target: str
     version: str  # "HTTP/1.0" or "HTTP/1.1"
     headers: tuple[tuple[str, str], ...]
+    body: bytes = b""
 
     def header(self, name: str) -> str | None:
         return _header(self.headers, name)
@@ -62,13 +64,24 @@ def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
 
 
 def encode_request(
-    target: str, host: str, version: str = "HTTP/1.1", close: bool = False
+    target: str,
+    host: str,
+    version: str = "HTTP/1.1",
+    close: bool = False,
+    *,
+    method: str = "GET",
+    headers: tuple[tuple[str, str], ...] = (),
+    body: bytes = b"",
 ) -> bytes:
-    """A GET with the Host header (required in 1.1, RFC 9112 3.2)."""
-    lines = [f"GET {target} {version}", f"Host: {host}"]
+    """A request with the Host header (required in 1.1, RFC 9112 3.2); a body is framed
+    by Content-Length (RFC 9112 6.2)."""
+    lines = [f"{method} {target} {version}", f"Host: {host}"]
+    lines.extend(f"{k}: {v}" for k, v in headers)
+    if body or method == "POST":
+        lines.append(f"Content-Length: {len(body)}")
     if close:
         lines.append("Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
 def encode_response(
@@ -89,7 +102,15 @@ def encode_response(
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
-REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 505: "HTTP Version Not Supported"}
+REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    411: "Length Required",
+    413: "Content Too Large",
+    500: "Internal Server Error",
+    505: "HTTP Version Not Supported",
+}
 
 
 def _split_head(buffer: bytearray) -> tuple[str, tuple[tuple[str, str], ...]] | None:
@@ -114,26 +135,52 @@ def _split_head(buffer: bytearray) -> tuple[str, tuple[tuple[str, str], ...]] | 
 
 
 class RequestReader:
-    """Feeds bytes, yields complete ``Request``s (pipelined ones in order)."""
+    """Feeds bytes, yields complete ``Request``s (pipelined ones in order).
+
+    A body is framed by Content-Length (RFC 9112 6.2) and bounded by ``MAX_BODY``; a
+    chunked request body is refused (411: the client may resend it with a length).
+    """
 
     def __init__(self) -> None:
         self._buffer = bytearray()
+        self._head: tuple[str, str, str, tuple[tuple[str, str], ...], int] | None = None
 
     def feed(self, data: bytes) -> list[Request]:
         self._buffer += data
-        out = []
-        while (parsed := _split_head(self._buffer)) is not None:
-            start, headers = parsed
-            parts = start.split(" ")
-            if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-                raise HttpError(f"bad request line {start[:60]!r}")
-            method, target, version = parts
-            if version not in ("HTTP/1.0", "HTTP/1.1"):
-                raise HttpError(f"unsupported version {version[:20]!r}", 505)
-            if _header(headers, "content-length") not in (None, "0"):
-                raise HttpError("request bodies are not supported", 413)
-            out.append(Request(method, target, version, headers))
-        return out
+        out: list[Request] = []
+        while True:
+            if self._head is None:
+                parsed = _split_head(self._buffer)
+                if parsed is None:
+                    return out
+                self._head = self._start(*parsed)
+            method, target, version, headers, length = self._head
+            if len(self._buffer) < length:
+                return out
+            body = bytes(self._buffer[:length])
+            del self._buffer[:length]
+            self._head = None
+            out.append(Request(method, target, version, headers, body))
+
+    @staticmethod
+    def _start(
+        start: str, headers: tuple[tuple[str, str], ...]
+    ) -> tuple[str, str, str, tuple[tuple[str, str], ...], int]:
+        parts = start.split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+            raise HttpError(f"bad request line {start[:60]!r}")
+        method, target, version = parts
+        if version not in ("HTTP/1.0", "HTTP/1.1"):
+            raise HttpError(f"unsupported version {version[:20]!r}", 505)
+        if (_header(headers, "transfer-encoding") or "").lower() not in ("", "identity"):
+            raise HttpError("a request body needs a Content-Length", 411)
+        text = _header(headers, "content-length") or "0"
+        if not text.isdigit() or len(text) > 12:
+            raise HttpError(f"bad Content-Length {text[:20]!r}")
+        length = int(text)
+        if length > MAX_BODY:
+            raise HttpError(f"request body of {length} octets exceeds {MAX_BODY}", 413)
+        return method, target, version, headers, length
 
 
 class ResponseReader:

@@ -1,4 +1,5 @@
-"""An HTTP origin server on the sans-IO TCP endpoint: static resources by path.
+"""An HTTP origin server on the sans-IO TCP endpoint: static resources by path, or a
+handler that answers each request (a web service).
 
 It is itself a contract endpoint (bind it where the TCP endpoint would go): it passes
 segments to its ``TcpEndpoint`` and answers each complete request at once, in order,
@@ -6,7 +7,7 @@ so pipelined requests get pipelined responses (RFC 9112 9.3.2).
 """
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
@@ -19,11 +20,17 @@ from wwanlab.tcp import (
     TcpEndpoint,
 )
 from wwanlab.web.events import RequestServed
-from wwanlab.web.http1 import HttpError, RequestReader, encode_response
+from wwanlab.web.http1 import HttpError, Request, RequestReader, encode_response
+
+Handler = Callable[[Request], tuple[int, str, bytes]]
+"""A request -> (status, content type, body)."""
+
+DEFAULT_TYPE = "application/octet-stream"
 
 
 class HttpOrigin:
-    """Serves ``resources`` (path -> body) on ``(ip, port)``; 404 for anything else."""
+    """Serves ``resources`` (path -> body) on ``(ip, port)``, 404 for anything else; or,
+    given ``handler``, whatever it answers to each request."""
 
     def __init__(
         self,
@@ -31,11 +38,13 @@ class HttpOrigin:
         port: int,
         config: TcpConfig,
         rng: random.Random,
-        resources: Mapping[str, bytes],
+        resources: Mapping[str, bytes] | None = None,
+        handler: Handler | None = None,
     ) -> None:
         self.tcp = TcpEndpoint(ip, port, config, rng)
         self.tcp.listen()
-        self._resources = resources
+        self._resources = resources or {}
+        self._handler = handler
         self._readers: dict[int, RequestReader] = {}
         self._closing: set[int] = set()
         self._events: list[Event] = []
@@ -60,17 +69,37 @@ class HttpOrigin:
             self._respond(conn_id, "", error.status, b"", "HTTP/1.1", close=True)
             return
         for request in requests:
-            body = self._resources.get(request.target)
-            status = 200 if body is not None else 404
+            if self._handler is not None:
+                status, content_type, body = self._handler(request)
+            else:
+                found = self._resources.get(request.target)
+                status, content_type, body = (
+                    (404, DEFAULT_TYPE, b"")
+                    if found is None
+                    else (
+                        200,
+                        DEFAULT_TYPE,
+                        found,
+                    )
+                )
             close = not request.keep_alive
-            self._respond(conn_id, request.target, status, body or b"", request.version, close)
+            self._respond(
+                conn_id, request.target, status, body, request.version, close, content_type
+            )
             if close:
                 break
 
     def _respond(
-        self, conn_id: int, target: str, status: int, body: bytes, version: str, close: bool
+        self,
+        conn_id: int,
+        target: str,
+        status: int,
+        body: bytes,
+        version: str,
+        close: bool,
+        content_type: str = DEFAULT_TYPE,
     ) -> None:
-        self.tcp.send(conn_id, encode_response(status, body, version, close))
+        self.tcp.send(conn_id, encode_response(status, body, version, close, content_type))
         self._events.append(RequestServed(conn_id, target, status, len(body)))
         if close:
             self._close(conn_id)

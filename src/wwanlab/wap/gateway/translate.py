@@ -11,12 +11,17 @@ list is encoded back (a field the compact encoding cannot carry travels as an
 application header; one that cannot be encoded at all is left out rather than failing
 the reply), and a WML deck is compiled to WMLC when the phone's Accept allows
 ``application/vnd.wap.wmlc`` -- Kannel 1.4 compiles for ``Accept: */*`` too, which is
-what fakewap sends. Any other content passes through byte for byte.
+what fakewap sends. SOAP in WBXML (``wwanlab.soap.binary``, paper 001) is decoded to
+XML for the service, and a SOAP reply encoded when the phone's Accept names that type.
+Any other content passes through byte for byte.
 """
 
+import contextlib
 import functools
 from dataclasses import dataclass
 
+from wwanlab.soap.binary import SOAP_WBXML, from_wbxml, to_wbxml
+from wwanlab.soap.envelope import XML_CONTENT_TYPE, SoapError
 from wwanlab.wap.wbxml.content_types import BINARY_TYPES, compile_content
 from wwanlab.wap.wbxml.errors import WbxmlError
 from wwanlab.wap.wsp.constants import METHOD_NAMES
@@ -132,7 +137,21 @@ def to_http(invoke: MethodInvoke) -> HttpRequest:
     accept = [v for k, v in headers if k.lower() == "accept"]
     if accept and accepts(accept, WMLC) and not any(WML in v for v in accept):
         headers.append(("Accept", WML))
-    return HttpRequest(invoke.method, url, tuple(headers), invoke.body)
+    body = invoke.body
+    if _media_type(headers) == SOAP_WBXML:
+        # the phone's WBXML SOAP becomes the XML envelope the HTTP service reads
+        try:
+            body = from_wbxml(body)
+        except SoapError as exc:
+            raise TranslateError(str(exc), 415) from None
+        headers = [(k, v) for k, v in headers if k.lower() != "content-type"]
+        headers.append(("Content-Type", XML_CONTENT_TYPE))
+    return HttpRequest(invoke.method, url, tuple(headers), body)
+
+
+def _media_type(headers: list[Header]) -> str:
+    value = next((v for k, v in headers if k.lower() == "content-type"), "")
+    return value.split(";", 1)[0].strip().lower()
 
 
 _METHODS = frozenset(METHOD_NAMES.values())
@@ -148,6 +167,11 @@ def to_reply(
         compiled = _compile(content_type, body)
         if compiled is not None:  # else not well-formed: pass the text through
             content_type, body = compiled
+    elif base == "text/xml" and any(SOAP_WBXML in a for a in accept):
+        # only a phone that names WBXML SOAP gets it (not */*); XML the encoder
+        # refuses passes through as it came
+        with contextlib.suppress(SoapError):
+            content_type, body = SOAP_WBXML, to_wbxml(body)
     kept = [(k, v) for k, v in headers if k.lower() not in _RESPONSE_DROPPED]
     kept.append(("Content-Length", str(len(body))))
     return Reply(
