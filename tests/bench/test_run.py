@@ -1,9 +1,11 @@
 """The runner over loopback: every transport moves the file intact; failures are rows."""
 
 import asyncio
+import contextlib
 import json
 import math
 import sys
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -14,6 +16,7 @@ from wwanlab.bench.run import (
     LoopbackLink,
     capacity_bps,
     deciles,
+    loopback,
     run_bench,
     summarize_bench,
 )
@@ -28,7 +31,7 @@ def test_every_available_transport_moves_the_file_intact_over_loopback():
     assert len(transports) >= 8  # bbr is a module some kernels lack
     config = BenchConfig(SERIAL, sizes=(12000,), reps=1, emulated=False)
     seen: list[str] = []
-    rows = asyncio.run(run_bench(LoopbackLink(), transports, config, seen.append))
+    rows = asyncio.run(run_bench(loopback, transports, config, seen.append))
     assert [r["transport"] for r in rows] == [t.name for t in transports]
     assert len(seen) == len(rows)
     for row in rows:
@@ -37,6 +40,7 @@ def test_every_available_transport_moves_the_file_intact_over_loopback():
         assert row["link"] == "loopback" and row["pct_c"] is None and row["bytes_up"] is None
         has_handshake = row["family"] != "KCP"
         assert (row["handshake_s"] is not None) == has_handshake
+    assert len({r["seed"] for r in rows}) == 1  # the same link for every transport
 
 
 def _lying(name: str) -> registry.Transport:
@@ -53,7 +57,7 @@ def _lying(name: str) -> registry.Transport:
 
 def test_a_wrong_body_or_a_failing_client_is_a_failed_row():
     config = BenchConfig(SERIAL, sizes=(4000,), reps=1, emulated=False)
-    (row,) = asyncio.run(run_bench(LoopbackLink(), [_lying("liar")], config))
+    (row,) = asyncio.run(run_bench(loopback, [_lying("liar")], config))
     assert not row["complete"]
     assert row["error"] == "wrong body (4000 octets, sha256 000000000000)"
     assert math.isnan(row["goodput_bps"])
@@ -62,7 +66,7 @@ def test_a_wrong_body_or_a_failing_client_is_a_failed_row():
     unknown = registry.Transport(
         "unregistered", "test", "", serve=registry.load()["tcp-reno"].serve
     )
-    (row,) = asyncio.run(run_bench(LoopbackLink(), [unknown], config))
+    (row,) = asyncio.run(run_bench(loopback, [unknown], config))
     assert not row["complete"]
     assert row["error"] == "no client for transport 'unregistered'"
 
@@ -79,9 +83,14 @@ class CountingLink(LoopbackLink):
                 "bytes_up": 100 * self.reads, "bytes_down": 1000 * self.reads}  # fmt: skip
 
 
+@contextlib.asynccontextmanager
+async def counting(seed: int) -> AsyncIterator[CountingLink]:
+    yield CountingLink()
+
+
 def test_rows_carry_the_links_counters_before_and_after_and_percent_of_c():
     config = BenchConfig(SERIAL.with_loss(0.1), sizes=(4000,), reps=2)
-    rows = asyncio.run(run_bench(CountingLink(), [registry.load()["tcp-reno"]], config))
+    rows = asyncio.run(run_bench(counting, [registry.load()["tcp-reno"]], config))
     assert [
         (r["packets_up"], r["packets_down"], r["bytes_up"], r["bytes_down"]) for r in rows
     ] == [(1, 2, 100, 1000)] * 2
@@ -90,6 +99,7 @@ def test_rows_carry_the_links_counters_before_and_after_and_percent_of_c():
         assert row["pct_c"] == pytest.approx(100 * row["goodput_bps"] / capacity_bps(SERIAL))
         assert row["pct_c_loss"] == pytest.approx(row["pct_c"] / 0.9)
     assert [r["rep"] for r in rows] == [0, 1]
+    assert rows[0]["seed"] != rows[1]["seed"]
 
 
 def test_capacity_is_the_ip_rate_of_full_mtu_packets():

@@ -1,15 +1,13 @@
 """Run the bench: every transport, size and repetition across one link; tidy rows.
 
-For each transport, repetition and size the runner starts the transport's server side
-outside the link, spawns its client inside, reads its ``Fetched`` and checks the sha256
-against the file served; then it stops the server and waits until the link has
-delivered or dropped every packet still in it, and reads the link's packet and byte
-counters (bytes on the wire each direction, everything the transfer put on the link).
-A fresh server per transfer and an empty link before the next one keep transfers
-apart: a transport without congestion control (KCP) can leave minutes of queued
-retransmissions on a 9.6 kbit/s line, which would otherwise delay whoever comes next;
-``drain_s`` records how long that took. A transfer that fails, times out or delivers
-other bytes is a row with ``complete`` false and its error.
+Each transfer gets a fresh link and a fresh server: the runner opens the link, starts
+the transport's server side outside it, spawns the client inside, reads its
+``Fetched``, checks the sha256 against the file served, stops the server and reads the
+link's packet and byte counters (what entered the link in each direction). Transfers
+cannot disturb each other: a transport without congestion control (KCP) leaves minutes
+of queued retransmissions on a 9.6 kbit/s line, which a shared link would make the
+next transfer wait behind. A transfer that fails, times out or delivers other bytes is
+a row with ``complete`` false and its error.
 
 Goodput is file octets * 8 / completion time, the completion time running from the
 client's start (before its handshake) to the file's last octet. ``C`` is the link's
@@ -18,18 +16,20 @@ IP rate downwards for full-MTU packets, ``C * (1 - p)`` that rate after the link
 """
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
 import statistics
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from wwanlab.bench.http import Fetched, file_path
 from wwanlab.bench.registry import ServeContext, Transport
 from wwanlab.core.errors import UsageError
+from wwanlab.core.rng import derive_seed
 from wwanlab.experiments.scenario import Row
 from wwanlab.experiments.transfers import file_bytes
 from wwanlab.link.presets import Preset
@@ -37,8 +37,6 @@ from wwanlab.link.presets import Preset
 DEFAULT_SIZES = (4000, 12000, 33500, 63500)  # octets: paper 000 Figure 7's file sizes
 TIMEOUT_FLOOR = 60.0  # s a transfer may take beyond ten times its time at C
 SETTLE = 0.5  # s after a transfer before the server stops (FINs, last Acks)
-DRAIN_POLL = 0.1  # s between looks at the link's queue
-DRAIN_LIMIT = 600.0  # s to wait for the link to empty before giving up on the bench
 COUNTERS = ("packets_up", "packets_down", "bytes_up", "bytes_down")
 
 
@@ -53,7 +51,9 @@ class BenchLink(Protocol):
 
     def counters(self) -> dict[str, int] | None: ...
 
-    def in_flight(self) -> int: ...
+
+OpenLink = Callable[[int], AbstractAsyncContextManager[BenchLink]]
+"""A fresh link for one transfer, from its seed."""
 
 
 class LoopbackLink:
@@ -68,8 +68,11 @@ class LoopbackLink:
     def counters(self) -> dict[str, int] | None:
         return None
 
-    def in_flight(self) -> int:
-        return 0
+
+@contextlib.asynccontextmanager
+async def loopback(seed: int) -> AsyncIterator[BenchLink]:
+    """``OpenLink`` without an emulator."""
+    yield LoopbackLink()
 
 
 def capacity_bps(preset: Preset) -> float:
@@ -111,50 +114,41 @@ Progress = Callable[[str], None]
 
 
 async def run_bench(
-    link: BenchLink,
+    open_link: OpenLink,
     transports: Sequence[Transport],
     config: BenchConfig,
     progress: Progress = lambda what: None,
 ) -> list[Row]:
-    """Every transport x repetition x size once, in that order; one row each."""
+    """Every transport x repetition x size once, in that order; one row each. The
+    link of a repetition and size has the same seed for every transport."""
     files = {file_path(size): file_bytes(size, config.seed) for size in config.sizes}
     digests = {path: hashlib.sha256(body).hexdigest() for path, body in files.items()}
-    ctx = ServeContext(link.host_address, files, config.preset)
     rows: list[Row] = []
     for transport in transports:
         for rep in range(config.reps):
             for size in config.sizes:
-                path = file_path(size)
-                row = await _transfer(link, transport, ctx, path, digests[path], config)
-                rows.append({**row, "rep": rep})
+                seed = derive_seed(config.seed, "bench", str(size), str(rep))
+                async with open_link(seed) as link:
+                    ctx = ServeContext(link.host_address, files, config.preset)
+                    row = await _transfer(link, transport, ctx, size, digests, config)
+                rows.append({**row, "rep": rep, "seed": seed})
                 outcome = f"{row['completion_s']:.2f} s" if row["complete"] else row["error"]
                 progress(f"{row['link']} {transport.name} {size} B: {outcome}")
     return rows
-
-
-async def drain(link: BenchLink) -> float:
-    """Wait until nothing is left in the link; the seconds that took."""
-    started = time.perf_counter()
-    while link.in_flight():
-        if time.perf_counter() - started > DRAIN_LIMIT:
-            raise RuntimeError(f"the link still holds packets after {DRAIN_LIMIT:.0f} s")
-        await asyncio.sleep(DRAIN_POLL)
-    return time.perf_counter() - started
 
 
 async def _transfer(
     link: BenchLink,
     transport: Transport,
     ctx: ServeContext,
-    path: str,
-    digest: str,
+    size: int,
+    digests: Mapping[str, str],
     config: BenchConfig,
 ) -> Row:
-    size = int(path.rsplit("/", 1)[1])
+    path = file_path(size)
     timeout = TIMEOUT_FLOOR + (
         10 * size * 8 / config.capacity if math.isfinite(config.capacity) else 0.0
     )
-    await drain(link)
     before = link.counters()
     fetched: Fetched | None = None
     error = ""
@@ -176,11 +170,10 @@ async def _transfer(
             if not error:
                 fetched = transport.read(json.loads(out))
         await asyncio.sleep(SETTLE)
-    drained = await drain(link)
     after = link.counters()
-    if fetched is not None and (fetched.sha256 != digest or fetched.size != size):
+    if fetched is not None and (fetched.sha256 != digests[path] or fetched.size != size):
         error, fetched = f"wrong body ({fetched.size} octets, sha256 {fetched.sha256[:12]})", None
-    return {**_row(transport, size, fetched, error, before, after, config), "drain_s": drained}
+    return _row(transport, size, fetched, error, before, after, config)
 
 
 def _failure(transport: Transport, out: bytes, err: bytes, status: int | None) -> str:
@@ -274,7 +267,6 @@ def summarize_bench(rows: Sequence[Row]) -> list[Row]:
                 "handshake_s": med("handshake_s"),
                 "bytes_up": med("bytes_up", group),
                 "bytes_down": med("bytes_down", group),
-                "drain_s": med("drain_s", group),
             }
         )
     return out

@@ -19,8 +19,9 @@ from wwanlab.bench.registry import Transport
 from wwanlab.bench.run import (
     BenchConfig,
     BenchLink,
-    LoopbackLink,
+    OpenLink,
     Progress,
+    loopback,
     run_bench,
     summarize_bench,
 )
@@ -55,10 +56,6 @@ class EmulatorLink:
         process: asyncio.subprocess.Process = await self.link.spawn(argv, **kwargs)
         return process
 
-    def in_flight(self) -> int:
-        forwarder = self.link.summary()["forwarder"]
-        return sum(int(forwarder[d]["in_flight"]) for d in ("up", "down"))
-
     def counters(self) -> dict[str, int] | None:
         forwarder = self.link.summary()["forwarder"]
         return {
@@ -68,18 +65,21 @@ class EmulatorLink:
         }
 
 
-@contextlib.asynccontextmanager
-async def open_link(config: BenchConfig, loss: float | None) -> AsyncIterator[BenchLink]:
-    """The emulated link of ``config`` (or loopback when not ``config.emulated``)."""
+def link_opener(config: BenchConfig, loss: float | None) -> OpenLink:
+    """Fresh emulated links of ``config`` (loopback when not ``config.emulated``)."""
     if not config.emulated:
-        yield LoopbackLink()
-        return
+        return loopback
     try:
         emu = importlib.import_module("wwanlab.emu.link")
     except ImportError:
         raise UsageError("the emulator (wwanlab.emu) is not installed") from None
-    async with emu.EmulatedLink(config.preset.name, loss=loss, seed=config.seed) as link:
-        yield EmulatorLink(link)
+
+    @contextlib.asynccontextmanager
+    async def open_link(seed: int) -> AsyncIterator[BenchLink]:
+        async with emu.EmulatedLink(config.preset.name, loss=loss, seed=seed) as link:
+            yield EmulatorLink(link)
+
+    return open_link
 
 
 @dataclass
@@ -108,8 +108,7 @@ async def bench_link(
     transports: Sequence[Transport],
     progress: Progress,
 ) -> LinkRun:
-    async with open_link(config, loss) as link:
-        rows = await run_bench(link, transports, config, progress)
+    rows = await run_bench(link_opener(config, loss), transports, config, progress)
     return LinkRun(config, loss, rows)
 
 
