@@ -27,6 +27,7 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
         (["--link", "serial-9k6", "--sizes", "0"], "--sizes must list file sizes"),
         (["--link", "serial-9k6", "--reps", "0"], "--reps 0 must be at least 1"),
         (["--link", "serial-9k6", "--transports", "tcp-vegas"], "unknown transport"),
+        (["--link", "serial-9k6", "--parallel", "0"], "--parallel 0 must be at least 1"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message):

@@ -118,23 +118,32 @@ async def run_bench(
     transports: Sequence[Transport],
     config: BenchConfig,
     progress: Progress = lambda what: None,
+    *,
+    parallel: int = 1,
 ) -> list[Row]:
-    """Every transport x repetition x size once, in that order; one row each. The
-    link of a repetition and size has the same seed for every transport."""
+    """Every transport x repetition x size once; one row each, in that order. Up to
+    ``parallel`` transports run at once, each on links of its own. The link of a
+    repetition and size has the same seed for every transport."""
     files = {file_path(size): file_bytes(size, config.seed) for size in config.sizes}
     digests = {path: hashlib.sha256(body).hexdigest() for path, body in files.items()}
-    rows: list[Row] = []
-    for transport in transports:
-        for rep in range(config.reps):
-            for size in config.sizes:
-                seed = derive_seed(config.seed, "bench", str(size), str(rep))
-                async with open_link(seed) as link:
-                    ctx = ServeContext(link.host_address, files, config.preset)
-                    row = await _transfer(link, transport, ctx, size, digests, config)
-                rows.append({**row, "rep": rep, "seed": seed})
-                outcome = f"{row['completion_s']:.2f} s" if row["complete"] else row["error"]
-                progress(f"{row['link']} {transport.name} {size} B: {outcome}")
-    return rows
+    slots = asyncio.Semaphore(parallel)
+
+    async def bench_one(transport: Transport) -> list[Row]:
+        rows: list[Row] = []
+        async with slots:
+            for rep in range(config.reps):
+                for size in config.sizes:
+                    seed = derive_seed(config.seed, "bench", str(size), str(rep))
+                    async with open_link(seed) as link:
+                        ctx = ServeContext(link.host_address, files, config.preset)
+                        row = await _transfer(link, transport, ctx, size, digests, config)
+                    rows.append({**row, "rep": rep, "seed": seed})
+                    done = f"{row['completion_s']:.2f} s" if row["complete"] else row["error"]
+                    progress(f"{row['link']} {transport.name} {size} B: {done}")
+        return rows
+
+    per_transport = await asyncio.gather(*(bench_one(t) for t in transports))
+    return [row for rows in per_transport for row in rows]
 
 
 async def _transfer(

@@ -107,8 +107,10 @@ async def bench_link(
     loss: float | None,
     transports: Sequence[Transport],
     progress: Progress,
+    parallel: int = 1,
 ) -> LinkRun:
-    rows = await run_bench(link_opener(config, loss), transports, config, progress)
+    opener = link_opener(config, loss)
+    rows = await run_bench(opener, transports, config, progress, parallel=parallel)
     return LinkRun(config, loss, rows)
 
 
@@ -132,8 +134,10 @@ async def bench_report(
     progress: Progress,
     *,
     quick: bool,
+    parallel: int = 1,
 ) -> tuple[list[LinkRun], Path]:
-    """Every link at once, each on its own emulated link; the page into ``out``."""
+    """Every link at once (and up to ``parallel`` transports on each), each transfer on
+    an emulated link of its own; the page into ``out``."""
     started = time.time()
     runs = await asyncio.gather(
         *(bench_link(c, loss, transports, progress) for c, loss in configs)

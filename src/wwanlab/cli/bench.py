@@ -31,6 +31,16 @@ TransportsOption = Annotated[
     typer.Option("--transports", help="Comma-separated names (default: every available)."),
 ]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the file and the link.")]
+ParallelOption = Annotated[
+    int,
+    typer.Option("--parallel", help="Transports at once, each on emulated links of its own."),
+]
+
+
+def check_parallel(parallel: int) -> int:
+    if parallel < 1:
+        raise UsageError(f"--parallel {parallel} must be at least 1")
+    return parallel
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -119,6 +129,7 @@ def register(app: typer.Typer) -> None:
                 "--loopback", help="No emulator: client and servers on 127.0.0.1 (a trial)."
             ),
         ] = False,
+        parallel: ParallelOption = 1,
         db: DbOption = DEFAULT_DB,
         csv: Annotated[
             Path | None, typer.Option("--csv", help="Folder for the rows as CSV.")
@@ -134,7 +145,7 @@ def register(app: typer.Typer) -> None:
         chosen = registry.select(names)
         reporter = Reporter(len(chosen) * reps * len(config.sizes), not json)
         try:
-            run = asyncio.run(bench_link(config, loss, chosen, reporter))
+            run = asyncio.run(bench_link(config, loss, chosen, reporter, check_parallel(parallel)))
         finally:
             reporter.close()
         store([run], db, csv)
@@ -167,6 +178,7 @@ def register(app: typer.Typer) -> None:
         reps: RepsOption = 5,
         names: TransportsOption = None,
         seed: SeedOption = 1,
+        parallel: ParallelOption = 3,
         db: DbOption = DEFAULT_DB,
         json: JsonOption = False,
     ) -> None:
@@ -181,7 +193,11 @@ def register(app: typer.Typer) -> None:
         chosen = registry.select(names)
         reporter = Reporter(len(configs) * len(chosen) * reps * len(sizes), not json)
         try:
-            runs, page = asyncio.run(bench_report(configs, chosen, out, reporter, quick=quick))
+            runs, page = asyncio.run(
+                bench_report(
+                    configs, chosen, out, reporter, quick=quick, parallel=check_parallel(parallel)
+                )
+            )
         finally:
             reporter.close()
         store(runs, db, out / "data")
