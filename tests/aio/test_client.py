@@ -55,7 +55,7 @@ def test_connect_to_a_silent_gateway_ends_in_a_noresponse_provider_abort():
 
     abort = asyncio.run(main())
     assert (abort.abort_type, abort.reason) == (AbortType.PROVIDER, AbortReason.NORESPONSE)
-    assert str(abort) == "transaction aborted: provider reason 0x08"
+    assert str(abort) == "transaction aborted: provider reason NORESPONSE"
 
 
 def test_connect_timeout_abandons_the_connect():

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from tests.cli.test_gateway import bound, free_udp_port
 
+from wwanlab.aio.client import WapResponse
+from wwanlab.cli.get import parse_gateway, reason
 from wwanlab.peers.origin import BODY_40K, OriginServer
 
 WWANLAB = str(Path(sys.executable).parent / "wwanlab")
@@ -95,3 +97,100 @@ def test_bad_input(args, message):
     assert done.returncode == 2
     assert done.stderr.startswith(f"wwanlab: error: {message}")
     assert done.stderr.count("\n") == 1
+
+
+def test_refused_origin_shows_the_reason_from_the_body(tmp_path):
+    cl, co = free_udp_port(), free_udp_port()
+    gateway = subprocess.Popen(
+        [WWANLAB, "gateway", "--port-cl", str(cl), "--port-co", str(co), "--log-level", "warning"]
+    )  # the default policy: loopback origins are refused
+    try:
+        deadline = time.monotonic() + 20
+        while not (bound(cl) and bound(co)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        done = get("http://127.0.0.1:1/", "-g", f"127.0.0.1:{co}")
+        as_json = get("http://127.0.0.1:1/", "-g", f"127.0.0.1:{co}", "--json")
+    finally:
+        gateway.terminate()
+        gateway.wait(20)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "status: 403"
+    assert lines[-1] == "reason: origin 127.0.0.1 is not allowed (gateway origin policy)"
+    assert json.loads(as_json.stdout)["reason"] == lines[-1].removeprefix("reason: ")
+
+
+def test_a_good_reply_has_no_reason(setup):
+    origin, _, co = setup
+    done = get(origin.url("/body40k"), "-g", f"127.0.0.1:{co}", "--json")
+    assert json.loads(done.stdout)["reason"] is None
+
+
+@pytest.mark.parametrize("mode", [[], ["--connectionless"]])
+def test_timeout_bounds_the_whole_call_against_a_dead_gateway(mode):
+    port = free_udp_port()  # nothing answers there
+    started = time.monotonic()
+    done = get("http://example.org/", "-g", f"127.0.0.1:{port}", "--timeout", "2", *mode)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 1
+    step = "did not answer the Connect" if not mode else "no reply from gateway"
+    assert step in done.stderr and "within 2 s" in done.stderr
+    assert done.stderr.count("\n") == 1
+    # 2 s plus the interpreter's start (about 0.7 s here); was ~65 s (WTP's NORESPONSE)
+    assert 2.0 <= elapsed < 8.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # names glibc refuses itself (no query leaves the machine) and one IDNA refuses
+        (["-g", "no such gateway"], "cannot resolve gateway 'no such gateway': "),
+        (["-g", "a..b"], "cannot resolve gateway 'a..b': not a host name"),
+        (["--timeout", "0"], "--timeout 0.0 is not a positive number of seconds"),
+        (["--timeout", "-1"], "--timeout -1.0 is not a positive number of seconds"),
+        (["--timeout", "nan"], "--timeout nan is not a positive number of seconds"),
+        (["--content-type", "text"], "--content-type: 'text' has no '/' after its type"),
+        (["-g", "[::1"], "--gateway '[::1' is not HOST[:PORT]"),
+    ],
+)
+def test_bad_gateway_timeout_and_content_type(args, message):
+    done = get("http://x/", *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"wwanlab: error: {message}")
+    assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("url", ["http:///path", "http://:80/", "http://"])
+def test_url_without_a_host_is_refused(url):
+    done = get(url)
+    assert (done.returncode, done.stderr) == (2, f"wwanlab: error: URL {url!r} has no host\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("gw", ("gw", 9201)),
+        ("gw:9300", ("gw", 9300)),
+        ("::1", ("::1", 9201)),
+        ("[::1]:9300", ("::1", 9300)),
+        ("[::1]", ("::1", 9201)),
+    ],
+)
+def test_parse_gateway(text, address):
+    assert parse_gateway(text, connectionless=False) == address
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "body", "expected"),
+    [
+        (403, "text/plain", b"origin x is not allowed\nmore\n", "origin x is not allowed"),
+        (502, "Text/Plain;charset=utf-8", b"bad \x1b[2Jgateway", "bad ?[2Jgateway"),
+        (404, "text/html", b"<p>not found</p>", None),
+        (200, "text/plain", b"fine", None),
+        (500, "text/plain", b"x" * 2000, None),
+        (500, "text/plain", b"  \n", None),
+    ],
+)
+def test_reason_is_the_first_line_of_a_short_text_error(status, content_type, body, expected):
+    response = WapResponse(status, content_type, (), body, 0.1)
+    assert reason(response) == expected

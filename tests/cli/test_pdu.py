@@ -140,3 +140,11 @@ def test_pcap_of_ethernet_frames_with_a_vlan_tag(tmp_path: Path) -> None:
         pcap.write(0.2, macs + struct.pack("!H", 0x86DD) + bytes(40))  # IPv6: skipped
     found = udp_datagrams(path.read_bytes())
     assert [d["payload"] for d in found] == [INVOKE, REPLY]
+
+
+@pytest.mark.parametrize(
+    ("hex_", "reason"),
+    [("20800008", "NORESPONSE"), ("218000e8", "PEERREQ"), ("218000ff", "0xff")],
+)
+def test_abort_reasons_are_named_for_either_abort_type(hex_, reason) -> None:
+    assert dissect(bytes.fromhex(hex_), 9201)["pdus"][0]["wtp"]["reason"] == reason

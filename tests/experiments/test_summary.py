@@ -45,3 +45,8 @@ def test_relative_gain_by_the_delta_method() -> None:
     gain = relative_gain(a, b)
     assert gain.percent == pytest.approx(100.0)
     assert gain.half_width == pytest.approx(200 * math.hypot(2 / 6000, 1 / 3000) * 2.0930, 1e-4)
+
+
+def test_means_of_a_column_null_throughout_are_nan() -> None:
+    out = summarize([{"k": 1, "v": 2.0, "c": None}], by=["k"], value="v", means=["c"])
+    assert math.isnan(out[(1,)].means["c"])

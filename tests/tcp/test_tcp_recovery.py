@@ -74,6 +74,7 @@ def test_reno_one_loss_exact_cwnd_and_retransmission() -> None:
     assert data_sends(lab) == ONE_LOSS_SENDS
     stats = lab.client.stats(conn)
     assert (stats.fast_retransmits, stats.retransmissions, stats.timeouts) == (1, 1, 0)
+    assert stats.timer_retransmissions == 0
     assert stats.recovery_time == pytest.approx(0.1)
 
 
@@ -100,6 +101,8 @@ def test_three_losses_in_one_window_reno_needs_a_timeout() -> None:
     # flight; only two more duplicate ACKs follow, so 7000 waits for the RTO set at
     # 0.4 (1 s), and going back N resends 9000 and the already received 10000.
     assert (s.fast_retransmits, s.timeouts, s.retransmissions) == (1, 1, 4)
+    # 5000 was data-driven (three duplicate ACKs); 7000, 9000 and 10000 the RTO's
+    assert s.timer_retransmissions == 3
     assert [(t, o) for t, o in data_sends(lab) if o in (5000, 7000, 9000, 10000)][4:] == [
         (0.3, 5000),
         (1.4, 7000),

@@ -25,7 +25,11 @@ from wwanlab.core.errors import WwanlabError
 from wwanlab.core.events import Event
 from wwanlab.wap.wsp.common import MethodRequests, split_content_type
 from wwanlab.wap.wsp.connectionless import ConnectionlessClient as UnitClient
-from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
+from wwanlab.wap.wsp.constants import (
+    CONNECTION_ORIENTED_PORT,
+    CONNECTIONLESS_PORT,
+    abort_reason_name,
+)
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.events import (
     Connected,
@@ -47,6 +51,9 @@ from .udp import UdpDriver
 DEFAULT_HEADERS: Headers = (("Accept", "*/*"), ("User-Agent", "wwanlab"))
 CLIENT_SDU_SIZE = 1 << 20  # octets we accept in one reply, and propose to send (WSP 8.3.2.1)
 METHOD_MOR = 16  # methods we propose to have outstanding at once (WSP 8.3.2.4)
+ANY_LOCAL: Address = ("0.0.0.0", 0)
+"""The client's socket: any address, so the kernel picks the source its route to the
+gateway needs (a loopback source cannot leave the host, e.g. from an emulated link)."""
 
 
 class WapError(WwanlabError):
@@ -57,13 +64,14 @@ class WapAborted(WapError):
     """The method (or its session) was aborted; ``abort_type`` and ``reason`` per WTP 9.3.4.
 
     WSP passes on WTP's own aborts by their provider reason (WTP 9.3.4.1, 0x00-0x0A) and
-    user aborts by WSP's reason (WSP Table 35, 0xE0 and up), so the reason gives the type.
+    user aborts by WSP's reason (WSP Table 35, 0xE0 and up), so the reason gives the type;
+    the message names it (``NORESPONSE``).
     """
 
     def __init__(self, reason: int) -> None:
         provider = reason <= max(WtpReason)
         who = "provider" if provider else "user"
-        super().__init__(f"transaction aborted: {who} reason {reason:#04x}")
+        super().__init__(f"transaction aborted: {who} reason {abort_reason_name(reason)}")
         self.abort_type = AbortType.PROVIDER if provider else AbortType.USER
         self.reason = reason
 
@@ -121,7 +129,7 @@ class WapClient:
         headers: Iterable[Header] = DEFAULT_HEADERS,
         wtp_config: WtpConfig | None = None,
         rng: random.Random | None = None,
-        local: Address = ("127.0.0.1", 0),
+        local: Address = ANY_LOCAL,
     ) -> None:
         self.gateway = gateway
         self.headers = tuple(headers)
@@ -140,6 +148,13 @@ class WapClient:
     @property
     def session_id(self) -> int | None:
         return self.session.session_id
+
+    @property
+    def local_address(self) -> Address:
+        """The address the client sends from (bound on ``connect``)."""
+        if self._driver is None:
+            raise WapError("no socket: connect first")
+        return self._driver.local_address
 
     @property
     def capabilities(self) -> Negotiated:
@@ -273,7 +288,7 @@ class ConnectionlessClient:
         retry_after: float = 2.0,
         tries: int = 3,
         rng: random.Random | None = None,
-        local: Address = ("127.0.0.1", 0),
+        local: Address = ANY_LOCAL,
     ) -> None:
         if tries < 1:
             raise ValueError("tries must be at least 1")

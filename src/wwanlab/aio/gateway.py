@@ -17,7 +17,10 @@ status 403.
 
 Logs are one line per event in ``key=value`` form on the ``wwanlab.gateway`` logger;
 dropped connectionless datagrams are logged at most ``DROP_LOG_PER_SECOND`` times a
-second, with a count of the suppressed ones.
+second, with a count of the suppressed ones. Every request answered gets one access line
+at info on ``wwanlab.gateway.access`` (client, method, URL, status, bytes, time), as
+Kannel's access log has; a refused origin is logged at info with the reason. With
+``status`` set, ``StatusServer`` serves counters and sessions as JSON over HTTP.
 """
 
 import asyncio
@@ -36,6 +39,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 from yarl import URL
 
+from wwanlab import __version__
 from wwanlab.core.address import Address
 from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
@@ -44,11 +48,16 @@ from wwanlab.wap.gateway.limits import GatewayLimits
 from wwanlab.wap.gateway.policy import OriginPolicy
 from wwanlab.wap.gateway.quirks import FakewapTolerance
 from wwanlab.wap.gateway.translate import HttpRequest, TranslateError, to_http, to_reply
-from wwanlab.wap.wsp.common import text_reply
+from wwanlab.wap.wsp.common import name_content_type, text_reply
 from wwanlab.wap.wsp.connectionless import ConnectionlessServer
-from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
+from wwanlab.wap.wsp.constants import (
+    CONNECTION_ORIENTED_PORT,
+    CONNECTIONLESS_PORT,
+    abort_reason_name,
+)
 from wwanlab.wap.wsp.events import (
     DatagramDropped,
+    Headers,
     MethodAborted,
     MethodInvoke,
     ReplyConfirmed,
@@ -61,12 +70,15 @@ from wwanlab.wap.wsp.session import WspServer
 from wwanlab.wap.wsp.status import wsp_to_http
 from wwanlab.wap.wtp.timers import WtpConfig
 
+from .status import StatusServer
 from .udp import UdpDriver
 
 log = logging.getLogger("wwanlab.gateway")
+access_log = logging.getLogger("wwanlab.gateway.access")
 
 DROP_LOG_PER_SECOND = 5
 FETCH_TIMEOUT = 20.0  # s: under WTP's AEC_MAX * A = 24 s, so the phone hears a 504
+STATUS_MAX_SESSIONS = 1000  # sessions listed by the status endpoint; the count is exact
 
 
 def logfmt(event: str, **fields: object) -> str:
@@ -82,6 +94,21 @@ def logfmt(event: str, **fields: object) -> str:
 
 class OriginRefused(OSError):
     """The origin's address is one the policy forbids."""
+
+
+class BindError(OSError):
+    """A socket of the gateway could not be bound; says which one and why."""
+
+    def __init__(self, what: str, address: Address, exc: OSError) -> None:
+        if exc.errno is None and isinstance(exc.__cause__, OSError):
+            exc = exc.__cause__  # uvloop wraps the system's error in one of its own
+        reason = exc.strerror or str(exc)
+        reason = reason[:1].lower() + reason[1:]
+        super().__init__(exc.errno, f"cannot bind {what} port {_fmt(address)}: {reason}")
+        self.address = address
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 class PolicyResolver(AbstractResolver):
@@ -117,6 +144,7 @@ class GatewayConfig:
     fetch_timeout: float = FETCH_TIMEOUT
     seed: int | None = None  # WTP TID generator; None: from the OS
     fakewap_quirks: bool = False  # read fakewap's Acks as it means them (wap.gateway.quirks)
+    status: Address | None = None  # where the JSON status endpoint listens; None: nowhere
 
 
 @dataclass
@@ -126,6 +154,7 @@ class _Job:
     client: Address
     request: HttpRequest
     session: int | None  # None for connectionless
+    started: float  # time.perf_counter() when the method arrived
     task: asyncio.Task[None] | None = None
 
 
@@ -149,6 +178,8 @@ class Gateway:
         self._drop_suppressed = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._status: StatusServer | None = None
+        self._started = time.monotonic()
 
     @classmethod
     async def start(cls, config: GatewayConfig) -> "Gateway":
@@ -161,32 +192,49 @@ class Gateway:
             timeout=aiohttp.ClientTimeout(total=config.fetch_timeout),
             auto_decompress=True,
         )
+        co: Endpoint = gateway.quirks or gateway.co
         try:
-            co: Endpoint = gateway.quirks or gateway.co
-            gateway._drivers["co"] = await UdpDriver.bind(
-                co, gateway._on_co_event, (config.host, config.port_co)
-            )
-            gateway._drivers["cl"] = await UdpDriver.bind(
-                gateway.cl, gateway._on_cl_event, (config.host, config.port_cl)
-            )
+            for kind, what, endpoint, handler, port in (
+                ("co", "connection-oriented", co, gateway._on_co_event, config.port_co),
+                ("cl", "connectionless", gateway.cl, gateway._on_cl_event, config.port_cl),
+            ):
+                address = (config.host, port)
+                try:
+                    gateway._drivers[kind] = await UdpDriver.bind(endpoint, handler, address)
+                except OSError as exc:
+                    raise BindError(f"{what} UDP", address, exc) from None
+            if config.status is not None:
+                try:
+                    gateway._status = await StatusServer.start(gateway.status, config.status)
+                except OSError as exc:
+                    raise BindError("status TCP", config.status, exc) from None
         except BaseException:
-            await gateway.close()
+            await gateway._release(0.0)
             raise
-        log.info(
-            logfmt(
-                "listening",
-                connectionless=_fmt(gateway.address("cl")),
-                connection_oriented=_fmt(gateway.address("co")),
-            )
-        )
+        listening = {
+            "connectionless": _fmt(gateway.address("cl")),
+            "connection_oriented": _fmt(gateway.address("co")),
+        }
+        if gateway._status is not None:
+            listening["status"] = _fmt(gateway._status.address)
+        log.info(logfmt("listening", **listening))
         return gateway
 
     def address(self, kind: str) -> Address:
         """The bound address of the ``"co"`` or ``"cl"`` socket."""
         return self._drivers[kind].local_address
 
+    @property
+    def status_address(self) -> Address | None:
+        """Where the status endpoint listens, if it does."""
+        return self._status.address if self._status is not None else None
+
     async def close(self, grace: float = 2.0) -> None:
         """Let fetches in flight finish for up to ``grace`` s, then abort the rest."""
+        await self._release(grace)
+        log.info(logfmt("stopped", **{k: v for k, v in sorted(self.stats.items())}))
+
+    async def _release(self, grace: float) -> None:
         if self._jobs:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._idle.wait(), grace)
@@ -202,7 +250,9 @@ class Gateway:
         if self._http is not None:
             await self._http.close()
             self._http = None
-        log.info(logfmt("stopped", **{k: v for k, v in sorted(self.stats.items())}))
+        if self._status is not None:
+            await self._status.close()
+            self._status = None
 
     # events from the two servers
 
@@ -221,7 +271,8 @@ class Gateway:
             self.stats["aborted"] += 1
             self._cancel(server, event.request)
             if log.isEnabledFor(logging.DEBUG):
-                log.debug(logfmt("aborted", id=event.request, reason=f"{event.reason:#04x}"))
+                reason = abort_reason_name(event.reason)
+                log.debug(logfmt("aborted", id=event.request, reason=reason))
         elif isinstance(event, DatagramDropped):
             self.stats["dropped"] += 1
             self._log_drop(event)
@@ -231,7 +282,7 @@ class Gateway:
                 logfmt(
                     "refused",
                     client=_fmt(event.peer),
-                    reason=f"{event.reason:#04x}",
+                    reason=abort_reason_name(event.reason),
                     detail=event.detail,
                 )
             )
@@ -240,20 +291,25 @@ class Gateway:
             if log.isEnabledFor(logging.DEBUG):
                 log.debug(logfmt("session_opened", client=_fmt(event.peer), id=event.session))
         elif isinstance(event, SessionDisconnected) and log.isEnabledFor(logging.DEBUG):
-            log.debug(logfmt("session_closed", id=event.session, reason=f"{event.reason:#04x}"))
+            reason = abort_reason_name(event.reason)
+            log.debug(logfmt("session_closed", id=event.session, reason=reason))
 
     def _admit(self, server: str, event: MethodInvoke) -> None:
         self.stats["requests"] += 1
+        started = time.perf_counter()
         try:
             request = to_http(event)
         except TranslateError as exc:
-            self._respond(server, event.handle, event.session, text_reply(exc.status, str(exc)))
+            reply = text_reply(exc.status, str(exc))
+            self._respond(server, event.handle, event.session, reply)
+            self._log_access(event.peer, event.method, event.uri, event.headers, reply, started)
             return
-        job = _Job(server, event.handle, event.peer, request, event.session)
+        job = _Job(server, event.handle, event.peer, request, event.session, started)
         if not self._queue.push(event.peer[0], job):
             self.stats["busy"] += 1
             reply = text_reply(503, "client queue full")
             self._respond(server, event.handle, event.session, reply)
+            self._log_access(event.peer, event.method, event.uri, event.headers, reply, started)
             return
         self._jobs[(server, event.handle)] = job
         self._idle.clear()
@@ -277,9 +333,8 @@ class Gateway:
             self._idle.set()
 
     async def _serve(self, job: _Job) -> None:
-        started = time.perf_counter()
         try:
-            reply = await self._fetch(job.request)
+            reply = await self._fetch(job)
         finally:
             self._running -= 1
             self._dispatch()
@@ -288,15 +343,37 @@ class Gateway:
         if not self._jobs:
             self._idle.set()
         self._respond(job.server, job.handle, job.session, reply)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug(
+        request = job.request
+        self._log_access(
+            job.client, request.method, request.url, request.headers, reply, job.started
+        )
+
+    def _log_access(
+        self,
+        client: Address,
+        method: str,
+        url: str,
+        headers: Headers,
+        reply: Reply,
+        started: float,
+    ) -> None:
+        """Count the answer by status class; one access line at info with what Kannel's
+        wapbox access log has (client, method, URL, content type, size, status, the
+        phone's User-Agent) and the time taken."""
+        status = wsp_to_http(reply.status)
+        self.stats[f"status_{status // 100}xx"] += 1
+        self.stats["body_bytes"] += len(reply.data)
+        if access_log.isEnabledFor(logging.INFO):
+            access_log.info(
                 logfmt(
-                    "served",
-                    client=_fmt(job.client),
-                    method=job.request.method,
-                    url=job.request.url,
-                    status=wsp_to_http(reply.status),
+                    "access",
+                    client=_fmt(client),
+                    method=method,
+                    url=url,
+                    status=status,
+                    type=name_content_type(reply.content_type),
                     bytes=len(reply.data),
+                    agent=next((v for k, v in headers if k.lower() == "user-agent"), "-"),
                     ms=round((time.perf_counter() - started) * 1000, 2),
                 )
             )
@@ -317,9 +394,10 @@ class Gateway:
             self.co.respond(handle, reply, driver.now())
         driver.pump()
 
-    async def _fetch(self, request: HttpRequest) -> Reply:
+    async def _fetch(self, job: _Job) -> Reply:
         """The origin's answer as a Reply; every failure becomes an HTTP error status."""
         assert self._http is not None
+        request = job.request
         try:
             url = URL(request.url, encoded=True)
             host = url.host
@@ -327,8 +405,7 @@ class Gateway:
                 return text_reply(400, "URI has no host")
             literal = _ip_literal(host)
             if literal is not None and not self.config.policy.permits(literal):
-                self.stats["forbidden"] += 1
-                return text_reply(403, f"origin {host} is not allowed")
+                return self._forbidden(job, f"origin {host} is not allowed")
             async with self._http.request(
                 request.method,
                 url,
@@ -343,13 +420,18 @@ class Gateway:
                 return to_reply(response.status, headers, body, request.accept)
         except aiohttp.ClientConnectorError as exc:
             if isinstance(exc.os_error, OriginRefused):
-                self.stats["forbidden"] += 1
-                return text_reply(403, str(exc.os_error))
+                return self._forbidden(job, str(exc.os_error))
             return text_reply(502, f"cannot connect to origin: {exc.os_error}")
         except TimeoutError:
             return text_reply(504, "origin timed out")
         except (aiohttp.ClientError, ValueError) as exc:
             return text_reply(502, f"origin error: {type(exc).__name__}")
+
+    def _forbidden(self, job: _Job, reason: str) -> Reply:
+        """A 403 saying ``reason``, which the log says too (the policy is the operator's)."""
+        self.stats["forbidden"] += 1
+        log.info(logfmt("forbidden", client=_fmt(job.client), url=job.request.url, reason=reason))
+        return text_reply(403, f"{reason} (gateway origin policy)")
 
     async def _read_bounded(self, response: aiohttp.ClientResponse) -> bytes | None:
         limit = self.config.limits.max_message_size
@@ -393,6 +475,34 @@ class Gateway:
             "cl_pending": self.cl.pending(),
             "jobs": len(self._jobs),
             "queued": len(self._queue),
+        }
+
+    def status(self) -> dict[str, Any]:
+        """What the status endpoint serves: counters, table sizes and sessions."""
+        snapshot = self.snapshot()
+        counters = {k: snapshot.pop(k) for k in sorted(self.stats)}
+        driver = self._drivers.get("co")
+        now = driver.now() if driver is not None else 0.0
+        held = sorted(self.co.sessions.values(), key=lambda s: s.session_id)
+        return {
+            "status": "running" if self._drivers else "stopped",
+            "version": __version__,
+            "uptime_s": round(time.monotonic() - self._started, 3),
+            "listening": {kind: _fmt(d.local_address) for kind, d in self._drivers.items()},
+            "counters": counters,
+            "tables": snapshot,
+            "sessions": [
+                {
+                    "id": s.session_id,
+                    "client": _fmt(s.peer),
+                    "state": s.state.name,
+                    "methods": len(s.methods),
+                    "idle_s": round(now - s.last_active, 3),
+                    "client_sdu_size": s.capabilities.client_sdu_size,
+                }
+                for s in held[:STATUS_MAX_SESSIONS]
+            ],
+            "sessions_listed": min(len(held), STATUS_MAX_SESSIONS),
         }
 
 

@@ -1,13 +1,12 @@
 """One bench across one link (emulated, or loopback for trying things out), stored;
 and the report's set of links, run side by side, each on its own emulated link.
 
-The emulator is imported when a link is opened, so the transports, the runner and the
-page work (and are tested over loopback) without it.
+Without root the emulator refuses in one line (exit 2); ``--loopback`` runs the same
+transports with no link at all, for trying them out.
 """
 
 import asyncio
 import contextlib
-import importlib
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from wwanlab.bench.run import (
     run_bench,
     summarize_bench,
 )
-from wwanlab.core.errors import UsageError
+from wwanlab.emu.link import EmulatedLink
 from wwanlab.experiments.scenario import Row
 from wwanlab.experiments.store import ResultStore
 from wwanlab.report.html import write_index
@@ -45,16 +44,15 @@ class EmulatorLink:
     """A ``wwanlab.emu.link.EmulatedLink`` as the bench sees it: counters are what
     entered the link in each direction (the forwarder's summary)."""
 
-    def __init__(self, link: Any) -> None:
+    def __init__(self, link: EmulatedLink) -> None:
         self.link = link
 
     @property
     def host_address(self) -> str:
-        return str(self.link.host_address)
+        return self.link.host_address
 
     async def spawn(self, argv: list[str], **kwargs: Any) -> asyncio.subprocess.Process:
-        process: asyncio.subprocess.Process = await self.link.spawn(argv, **kwargs)
-        return process
+        return await self.link.spawn(argv, **kwargs)
 
     def counters(self) -> dict[str, int] | None:
         forwarder = self.link.summary()["forwarder"]
@@ -69,14 +67,10 @@ def link_opener(config: BenchConfig, loss: float | None) -> OpenLink:
     """Fresh emulated links of ``config`` (loopback when not ``config.emulated``)."""
     if not config.emulated:
         return loopback
-    try:
-        emu = importlib.import_module("wwanlab.emu.link")
-    except ImportError:
-        raise UsageError("the emulator (wwanlab.emu) is not installed") from None
 
     @contextlib.asynccontextmanager
     async def open_link(seed: int) -> AsyncIterator[BenchLink]:
-        async with emu.EmulatedLink(config.preset.name, loss=loss, seed=seed) as link:
+        async with EmulatedLink(config.preset.name, loss=loss, seed=seed) as link:
             yield EmulatorLink(link)
 
     return open_link

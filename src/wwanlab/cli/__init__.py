@@ -43,6 +43,7 @@ COMMAND_MODULES: list[str] = [
     "get",
     "pdu",
     "soap",
+    "emulate",
     "bench",
 ]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""

@@ -5,11 +5,14 @@ import contextlib
 import logging
 import signal
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
-from wwanlab.aio.gateway import GatewayConfig, serve
+from wwanlab.aio.gateway import BindError, GatewayConfig, serve
+from wwanlab.cli.config_file import apply_config_file
+from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.wap.gateway.limits import GatewayLimits
 from wwanlab.wap.gateway.policy import OriginPolicy
@@ -27,9 +30,10 @@ def run_gateway(config: GatewayConfig, use_uvloop: bool = True) -> None:
             loop.add_signal_handler(sig, stop.set)
         try:
             await serve(config, stop)
-        except OSError as exc:
-            ports = f"{config.port_cl}/{config.port_co}"
-            raise UsageError(f"cannot bind {config.host} ports {ports}: {exc.strerror}") from None
+        except BindError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:  # e.g. a --host that does not resolve
+            raise UsageError(f"cannot listen on {config.host}: {exc.strerror or exc}") from None
 
     if use_uvloop:
         with contextlib.suppress(ImportError):
@@ -40,9 +44,28 @@ def run_gateway(config: GatewayConfig, use_uvloop: bool = True) -> None:
     asyncio.run(main())
 
 
+def parse_address(option: str, text: str) -> Address:
+    """``HOST:PORT`` (``[V6]:PORT`` for IPv6), the port 0-65535."""
+    host, sep, port = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise UsageError(f"{option} {text!r} is not HOST:PORT")
+    return host, int(port)
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def gateway(
+        ctx: typer.Context,
+        config: Annotated[
+            Path | None,
+            typer.Option(
+                "--config",
+                metavar="FILE",
+                help="TOML file of these options (key = option name, e.g. port-co = 9201); "
+                "options given here win. See docs/gateway.md.",
+            ),
+        ] = None,
         host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
         port_cl: Annotated[
             int, typer.Option("--port-cl", help="Connectionless WSP port.")
@@ -76,37 +99,55 @@ def register(app: typer.Typer) -> None:
                 "(not WTP; see docs/gateway.md)."
             ),
         ] = False,
+        status: Annotated[
+            str | None,
+            typer.Option(
+                "--status",
+                metavar="ADDR:PORT",
+                help="Serve counters and sessions as JSON over HTTP at ADDR:PORT (GET /status).",
+            ),
+        ] = None,
         log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
     ) -> None:
         """Serve WAP clients: WSP requests become HTTP/1.1 requests to origin servers."""
-        level = getattr(logging, log_level.upper(), None)
-        if not isinstance(level, int):
-            raise UsageError(f"--log-level {log_level!r} is not debug, info, warning or error")
-        for name, port in (("--port-cl", port_cl), ("--port-co", port_co)):
-            if not 0 <= port <= 65535:
-                raise UsageError(f"{name} {port} is not a port number")
-        try:
-            limits = GatewayLimits(
-                max_sessions=max_sessions,
-                max_message_size=max_message,
-                idle_timeout=idle_timeout,
-            )
-            wtp = WtpConfig(retry_interval=retry_interval)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        if retry_interval <= 0 or max_fetches < 1:
-            raise UsageError("--retry-interval and --max-fetches must be positive")
-        logging.basicConfig(
-            level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s"
+        options = dict(ctx.params)
+        apply_config_file(ctx, config, gateway, options)
+        run_gateway(_config(options), use_uvloop=True)
+
+
+def _config(o: dict[str, Any]) -> GatewayConfig:
+    """The gateway's configuration from the options, each checked; ``UsageError`` else."""
+    level = getattr(logging, str(o["log_level"]).upper(), None)
+    if not isinstance(level, int):
+        raise UsageError(f"--log-level {o['log_level']!r} is not debug, info, warning or error")
+    for name in ("port_cl", "port_co"):
+        if not 0 <= o[name] <= 65535:
+            raise UsageError(f"--{name.replace('_', '-')} {o[name]} is not a port number")
+    if o["port_cl"] == o["port_co"] != 0:
+        raise UsageError(f"--port-cl and --port-co are both {o['port_co']}: each needs its own")
+    try:
+        limits = GatewayLimits(
+            max_sessions=o["max_sessions"],
+            max_message_size=o["max_message"],
+            idle_timeout=o["idle_timeout"],
         )
-        config = GatewayConfig(
-            host=host,
-            port_cl=port_cl,
-            port_co=port_co,
-            policy=OriginPolicy.from_strings(allow_origin or []),
-            limits=limits,
-            wtp=wtp,
-            max_fetches=max_fetches,
-            fakewap_quirks=fakewap_quirks,
-        )
-        run_gateway(config)
+        wtp = WtpConfig(retry_interval=o["retry_interval"])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if o["retry_interval"] <= 0 or o["max_fetches"] < 1:
+        raise UsageError("--retry-interval and --max-fetches must be positive")
+    status = parse_address("--status", o["status"]) if o["status"] is not None else None
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s"
+    )
+    return GatewayConfig(
+        host=o["host"],
+        port_cl=o["port_cl"],
+        port_co=o["port_co"],
+        policy=OriginPolicy.from_strings(o["allow_origin"] or []),
+        limits=limits,
+        wtp=wtp,
+        max_fetches=o["max_fetches"],
+        fakewap_quirks=o["fakewap_quirks"],
+        status=status,
+    )

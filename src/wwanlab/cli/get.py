@@ -2,8 +2,12 @@
 
 import asyncio
 import hashlib
+import ipaddress
+import math
+import socket
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Annotated
 
@@ -14,19 +18,30 @@ from wwanlab.aio.client import (
     WapClient,
     WapError,
     WapResponse,
+    WapTimeout,
     default_port,
 )
 from wwanlab.cli.common import print_json
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, WtpConfig
+from wwanlab.web.media_type import MediaTypeError, parse_media_type
+
+MAX_REASON = 1024  # octets: a longer body is a page to save, not a reason to print
 
 
 def parse_gateway(text: str, connectionless: bool) -> Address:
-    """``HOST`` or ``HOST:PORT``; the port defaults to 9201 (9200 connectionless)."""
-    host, sep, port_text = text.rpartition(":")
-    if not sep:
+    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT``; the port defaults to 9201 (9200
+    connectionless)."""
+    if text.startswith("["):
+        host, bracket, rest = text[1:].partition("]")
+        port_text = rest.removeprefix(":") if bracket and rest.startswith(":") else ""
+        if not bracket or rest not in ("", f":{port_text}"):
+            raise UsageError(f"--gateway {text!r} is not HOST[:PORT]")
+    elif text.count(":") > 1:  # a bare IPv6 address
         host, port_text = text, ""
+    else:
+        host, _, port_text = text.partition(":")
     if not host:
         raise UsageError(f"--gateway {text!r} has no host")
     if not port_text:
@@ -34,6 +49,32 @@ def parse_gateway(text: str, connectionless: bool) -> Address:
     if not port_text.isdigit() or not 0 < int(port_text) <= 65535:
         raise UsageError(f"--gateway {text!r}: {port_text!r} is not a port number")
     return host, int(port_text)
+
+
+class GatewayUnresolved(WapError):
+    """The gateway's name does not resolve to an address."""
+
+
+async def resolve(gateway: Address) -> Address:
+    """The gateway's first address for UDP (replies come from an address, not a name)."""
+    loop = asyncio.get_running_loop()
+    unresolved = f"cannot resolve gateway {gateway[0]!r}"
+    try:
+        infos = await loop.getaddrinfo(gateway[0], gateway[1], type=socket.SOCK_DGRAM)
+    except socket.gaierror as exc:
+        raise GatewayUnresolved(f"{unresolved}: {exc.strerror}") from None
+    except UnicodeError:  # the IDNA codec refuses an empty or over-long label
+        raise GatewayUnresolved(f"{unresolved}: not a host name") from None
+    host, port = infos[0][4][:2]
+    return str(host), int(port)
+
+
+def local_for(gateway: Address) -> Address:
+    """Where to bind: loopback for a loopback gateway, else any address of its family."""
+    ip = ipaddress.ip_address(gateway[0])
+    if ip.is_loopback:
+        return str(ip), 0
+    return ("::" if ip.version == 6 else "0.0.0.0"), 0
 
 
 async def fetch(
@@ -47,14 +88,60 @@ async def fetch(
     wtp: WtpConfig | None = None,
 ) -> tuple[WapResponse, float | None]:
     """One Get (or Post when ``data``), in a session of its own or connectionless; the
-    response and the seconds the session's Connect took (None connectionless)."""
+    response and the seconds the session's Connect took (None connectionless).
+
+    ``timeout`` bounds the whole call: the name lookup, the Connect, the method and the
+    Disconnect (a class 0 invoke, so it costs no waiting); ``WapTimeout`` says which
+    step was not answered.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    where = f"[{gateway[0]}]:{gateway[1]}" if ":" in gateway[0] else f"{gateway[0]}:{gateway[1]}"
+    try:
+        address = await asyncio.wait_for(resolve(gateway), timeout)
+    except TimeoutError:
+        raise WapTimeout(f"no address for gateway {gateway[0]!r} within {timeout:g} s") from None
+    local = local_for(address)
     if connectionless:
-        async with ConnectionlessClient(gateway) as cl:
-            return await asyncio.wait_for(cl.request(url, data, content_type), timeout), None
-    started = time.perf_counter()
-    async with WapClient(gateway, wtp_config=wtp) as co:
-        connected = time.perf_counter() - started
-        return await co.request(url, data, content_type, timeout=timeout), connected
+        async with ConnectionlessClient(address, local=local) as cl:
+            try:
+                left = deadline - loop.time()
+                request = cl.request(url, data, content_type)
+                return await asyncio.wait_for(request, left), None
+            except TimeoutError:
+                raise WapTimeout(f"no reply from gateway {where} within {timeout:g} s") from None
+    client = WapClient(address, local=local, wtp_config=wtp)
+    try:
+        started = time.perf_counter()
+        try:
+            await client.connect(timeout=deadline - loop.time())
+            connected = time.perf_counter() - started
+        except WapTimeout:
+            raise WapTimeout(
+                f"gateway {where} did not answer the Connect within {timeout:g} s"
+            ) from None
+        try:
+            left = deadline - loop.time()
+            return await client.request(url, data, content_type, timeout=left), connected
+        except WapTimeout:
+            raise WapTimeout(f"no reply from gateway {where} within {timeout:g} s") from None
+    finally:
+        await client.disconnect()
+
+
+def reason(response: WapResponse) -> str | None:
+    """The first line of an error reply's short text body: why the gateway or origin
+    refused (the gateway's own refusals are text/plain); characters a terminal would
+    act on (escape sequences) are shown as ``?``."""
+    if response.status < 400 or len(response.body) > MAX_REASON:
+        return None
+    try:
+        if parse_media_type(response.content_type).essence != "text/plain":
+            return None
+    except MediaTypeError:
+        return None
+    line = response.body.decode("utf-8", "replace").strip().split("\n", 1)[0]
+    return "".join(c if c.isprintable() else "?" for c in line) or None
 
 
 def register(app: typer.Typer) -> None:
@@ -85,9 +172,21 @@ def register(app: typer.Typer) -> None:
         """Fetch URL through a WAP gateway; print status, headers, body size and time."""
         if not url.lower().startswith("http://"):
             raise UsageError(f"URL {url!r} is not an absolute http:// URL")
-        address = parse_gateway(gateway, connectionless)
-        if retry_interval <= 0:
+        try:
+            host = urllib.parse.urlsplit(url).hostname
+        except ValueError as exc:
+            raise UsageError(f"URL {url!r}: {exc}") from None
+        if not host:
+            raise UsageError(f"URL {url!r} has no host")
+        if not timeout > 0 or math.isinf(timeout):
+            raise UsageError(f"--timeout {timeout} is not a positive number of seconds")
+        try:
+            parse_media_type(content_type)
+        except MediaTypeError as exc:
+            raise UsageError(f"--content-type: {exc}") from None
+        if not retry_interval > 0 or math.isinf(retry_interval):
             raise UsageError(f"--retry-interval {retry_interval} must be positive")
+        address = parse_gateway(gateway, connectionless)
         body: bytes | None = None
         if data is not None:
             try:
@@ -106,8 +205,10 @@ def register(app: typer.Typer) -> None:
                     wtp=WtpConfig(retry_interval=retry_interval),
                 )
             )
-        except (WapError, TimeoutError) as exc:
-            message = str(exc) or "timed out"
+        except GatewayUnresolved as exc:
+            raise UsageError(str(exc)) from None
+        except WapError as exc:
+            message = str(exc)
             if json:
                 print_json({"url": url, "ok": False, "error": message})
             else:
@@ -133,6 +234,7 @@ def register(app: typer.Typer) -> None:
                     "connect_seconds": None if connected is None else round(connected, 6),
                     "seconds": round(response.elapsed, 6),
                     "mode": "connectionless" if connectionless else "connection-oriented",
+                    "reason": reason(response),
                 }
             )
             return
@@ -141,3 +243,5 @@ def register(app: typer.Typer) -> None:
         for name, value in response.headers:
             print(f"{name}: {value}")
         print(f"body: {len(response.body)} bytes in {response.elapsed * 1000:.1f} ms")
+        if (why := reason(response)) is not None:
+            print(f"reason: {why}")

@@ -18,7 +18,12 @@ from wwanlab.core.errors import UsageError
 from wwanlab.sim.ipv4 import PROTO_UDP, PacketError, parse_ipv4, parse_udp
 from wwanlab.sim.pcap import LINKTYPE_IPV4, LINKTYPE_RAW, PcapError, read_pcap
 from wwanlab.wap.wsp import pdu as wsp
-from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT, PduType
+from wwanlab.wap.wsp.constants import (
+    CONNECTION_ORIENTED_PORT,
+    CONNECTIONLESS_PORT,
+    PduType,
+    abort_reason_name,
+)
 from wwanlab.wap.wsp.headers import WspCodecError, decode_content_type, decode_headers
 from wwanlab.wap.wsp.status import wsp_to_http
 from wwanlab.wap.wtp import pdu as wtp
@@ -80,6 +85,8 @@ def dissect(payload: bytes, port: int) -> dict[str, Any]:
     out: list[dict[str, Any]] = []
     for item in pdus:
         entry: dict[str, Any] = {"wtp": _plain(item)}
+        if isinstance(item, wtp.Abort):  # a user abort carries WSP's reason (Table 35)
+            entry["wtp"]["reason"] = abort_reason_name(item.reason, item.abort_type)
         if isinstance(item, wtp.Invoke | wtp.Result) and item.ttr and item.user_data:
             try:
                 entry["wsp"] = _wsp(wsp.decode(item.user_data))

@@ -340,19 +340,31 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def _plan(link: LinkUnderTest, direction: str, count: int) -> list[Probe]:
-    """The rate train at time 0, then the paced train once the rate train has drained."""
+def plan_probes(
+    link: LinkUnderTest,
+    direction: str,
+    count: int,
+    *,
+    train: int | None = None,
+    gap: float | None = None,
+) -> list[Probe]:
+    """The rate train at time 0, then the paced train once the rate train has drained.
+
+    ``train`` and ``gap`` override the rate train's length and the paced gap, for a
+    real-time probe that cannot take the simulator's minutes of probing.
+    """
     configured = link.preset.configured[direction]
     p95 = float(configured["delay_ms"]["p95"]) / 1000
     rate = link.expected_rate_bps(direction)
     per_packet = RATE_PACKET * 8 / rate if math.isfinite(rate) else 0.0
     largest = max(PACED_SIZES) * 8 / rate if math.isfinite(rate) else 0.0
-    if per_packet > 0:
+    if train is None and per_packet > 0:
         n = math.ceil(RATE_TRAIN_SPAN * p95 / per_packet)
         train = min(RATE_TRAIN_MAX, max(RATE_TRAIN_MIN, n))
-    else:
+    elif train is None:
         train = RATE_TRAIN_MIN
-    gap = max(MIN_GAP, 2 * (p95 + largest))
+    if gap is None:
+        gap = max(MIN_GAP, 2 * (p95 + largest))
     start = 1.5 * train * per_packet + 2 * gap
     probes = [Probe(0.0, TRAIN_RATE, i, RATE_PACKET) for i in range(train)]
     probes += [
@@ -442,9 +454,10 @@ def dispersion_rate(arrivals: Sequence[tuple[int, float]]) -> Dispersion | None:
     return Dispersion(rate, served)
 
 
-def _analyse(
+def analyse_probes(
     link: LinkUnderTest, direction: str, probes: Sequence[Probe], receiver: ProbeReceiver
 ) -> DirectionResult:
+    """What ``probes`` measured on one direction: delays are arrival minus each ``at``."""
     arrivals = receiver.arrivals
     rate_arrivals = [
         (p.seq, arrivals[(p.train, p.seq)])
@@ -481,8 +494,10 @@ def probe(
     seed: int = 1,
     count: int = DEFAULT_COUNT,
     pcap: Path | str | None = None,
+    train: int | None = None,
+    gap: float | None = None,
 ) -> ProbeResult:
-    """Probe both directions of ``link`` at once.
+    """Probe both directions of ``link`` at once (``train``, ``gap``: see ``plan_probes``).
 
     ``pcap`` captures every probe datagram as the link delivers it (both directions,
     stamped with its arrival time), the view of tcpdump on the receiving hosts.
@@ -509,7 +524,7 @@ def probe(
     ends = {"down": (server, phone), "up": (phone, server)}
     for direction in DIRECTIONS:
         src, dst = ends[direction]
-        plans[direction] = _plan(link, direction, count)
+        plans[direction] = plan_probes(link, direction, count, train=train, gap=gap)
         receivers[direction] = ProbeReceiver()
         dst.bind_udp(DISCARD_PORT, receivers[direction])
         sender = ProbeSender((dst.address, DISCARD_PORT), plans[direction])
@@ -518,7 +533,7 @@ def probe(
         network.run()
     finally:
         network.close()
-    results = {d: _analyse(link, d, plans[d], receivers[d]) for d in DIRECTIONS}
+    results = {d: analyse_probes(link, d, plans[d], receivers[d]) for d in DIRECTIONS}
     return ProbeResult(preset.name, seed, count, results)
 
 

@@ -169,7 +169,8 @@ class PaperFigure:
     title: str
     figure: Figure
     paper: str  # the paper's numbers as drawn, or why there are none
-    table: Table | None = None
+    table: Table | None = None  # the raw numbers behind it, folded at the page's end
+    shown: Sequence[Block] = ()  # blocks shown under it (a table that is the paper's)
 
 
 def reproduction_page(
@@ -188,7 +189,9 @@ def reproduction_page(
     assumptions, the raw tables folded with links to the CSV files, then the run's
     metadata (version, commit, date, quick or full, run time, machine)."""
     sections = [Section("Claims", [ClaimsTable(claims), *(Text(f) for f in findings)])]
-    sections += [Section(f.title, [f.figure, Text(f"Paper: {f.paper}")]) for f in figures]
+    sections += [
+        Section(f.title, [f.figure, Text(f"Paper: {f.paper}"), *f.shown]) for f in figures
+    ]
     sections.append(Section("Set-up and assumptions", [*setup, Assumptions(assumptions)]))
     folded: list[Block] = [
         Folded(f.table.caption or f.title, [f.table]) for f in figures if f.table is not None

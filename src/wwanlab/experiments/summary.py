@@ -32,7 +32,8 @@ class Summary:
     """One group's mean of a value over its completed runs, with its t interval.
 
     ``failed`` counts the group's runs that did not complete (left out of the mean);
-    ``means`` holds the plain means of other columns over *all* the group's runs.
+    ``means`` holds the plain means of other columns over *all* the group's runs (NULLs
+    left out; NaN when the column is NULL throughout).
     """
 
     key: tuple[object, ...]
@@ -70,7 +71,7 @@ def summarize(
     q = quote_identifier
     ok = f"WHERE {q(complete)}" if complete else ""
     keys = ", ".join(q(c) for c in by)
-    extra = "".join(f", avg({q(m)})" for m in means)
+    extra = "".join(f", avg(CAST({q(m)} AS DOUBLE))" for m in means)  # all-NULL: VARCHAR
     sql = (
         f"SELECT {keys}, count(*) FILTER ({ok or 'WHERE true'}), "
         f"avg({q(value)}) FILTER ({ok or 'WHERE true'}), "
@@ -91,7 +92,10 @@ def summarize(
             math.nan if mean is None else float(mean),
             math.nan if sd is None else float(sd),
             int(total) - int(n),
-            {m: float(v) for m, v in zip(means, record[width + 4 :], strict=True)},
+            {
+                m: math.nan if v is None else float(v)
+                for m, v in zip(means, record[width + 4 :], strict=True)
+            },
         )
     return out
 

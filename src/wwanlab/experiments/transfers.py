@@ -42,7 +42,7 @@ from wwanlab.sim.ipv4 import IPV4_MIN_HEADER, PROTO_TCP, UDP_HEADER, parse_ipv4
 from wwanlab.sim.router import HookResult
 from wwanlab.tcp import TcpConfig
 from wwanlab.tcp.segment import decode_segment
-from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT
+from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, abort_reason_name
 from wwanlab.wap.wsp.events import Connected, MethodInvoke, MethodResult
 from wwanlab.wap.wsp.session import ClientSession, WspServer
 from wwanlab.wap.wtp.pdu import (
@@ -275,7 +275,7 @@ def _wtp_name(pdu: Pdu) -> str:
             return f"Nak {list(pdu.missing)}"
         case _:
             assert isinstance(pdu, Abort)
-            return f"Abort {pdu.reason:#x}"
+            return f"Abort {abort_reason_name(pdu.reason, pdu.abort_type)}"
 
 
 def file_bytes(size: int, seed: int) -> bytes:

@@ -517,6 +517,30 @@ def vdeldrop_preset(
 VDELDROP = vdeldrop_preset()
 
 
+# --- a modern reference link --------------------------------------------------------------
+
+REFERENCE_BPS = 10_000_000  # chosen: 1000 x serial-9k6, so a 1500-octet packet lasts 1.2 ms
+REFERENCE_ONE_WAY = 0.050  # chosen: a continental round trip of 100 ms
+
+REFERENCE_10M_50MS = Preset(
+    name="ref-10m-50ms",
+    title="Reference link: 10 Mbit/s, 50 ms one way, no loss (not from a paper)",
+    citation=(
+        "no paper: the real-time emulator's accuracy reference, a rate at which one "
+        "packet's serialization is about a millisecond, so timer errors show"
+    ),
+    mtu=1500,
+    assumptions=(
+        "10 Mbit/s for IP octets (no framing), constant 50 ms one-way delay, both "
+        "directions: chosen so the emulator is checked far above the 2003 links' rates",
+        "unbounded queue",
+        "loss 0 by default; set with_loss",
+    ),
+    loss_knob="independent IP packet loss after the link, each direction",
+    plan=_wwan_plan(REFERENCE_BPS, REFERENCE_BPS, REFERENCE_ONE_WAY, None),
+)
+
+
 # --- registry ------------------------------------------------------------------------------
 
 PRESETS: dict[str, Preset] = {
@@ -533,11 +557,28 @@ PRESETS: dict[str, Preset] = {
             "gprs-radio-one-user", GPRS_ONE_USER, "V", "one user in the cell", internet=False
         ),
         _gprs_preset("gprs-radio-busy", GPRS_BUSY, "IV", "busy cell (15 users)", internet=False),
+        _gprs_preset(
+            "gprs-radio-one-user-llc-ack",
+            GPRS_ONE_USER,
+            "V",
+            "one user in the cell",
+            llc_ack=True,
+            internet=False,
+        ),
+        _gprs_preset(
+            "gprs-radio-busy-llc-ack",
+            GPRS_BUSY,
+            "IV",
+            "busy cell (15 users)",
+            llc_ack=True,
+            internet=False,
+        ),
         INTERNET_2002,
         GPRS_3PLUS1,
         CDMA_1X,
         DIALUP_56K,
         VDELDROP,
+        REFERENCE_10M_50MS,
     )
 }
 """Every preset by name."""

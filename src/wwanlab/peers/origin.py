@@ -151,7 +151,8 @@ class OriginServer:
             return web.Response(status=404, text="not found\n")
         if request.method not in ("GET", "HEAD"):
             return web.Response(status=405, headers={"Allow": "GET, HEAD"})
-        return web.Response(body=resource.body, content_type=resource.content_type)
+        # the Content-Type as written: a test may give any spelling (text/html;charset=x)
+        return web.Response(body=resource.body, headers={"Content-Type": resource.content_type})
 
     async def _generated(self, request: web.Request) -> web.Response:
         await self._record(request)

@@ -121,6 +121,7 @@ class TcpConnection:
         self._bytes_acked = 0
         self.in_recovery = False
         self.recovery_point = self.iss  # RFC 6582 "recover", RFC 6675 "RecoveryPoint"
+        self._timer_driven_until = self.iss  # retransmissions below it follow an RTO
         self._recovery_start = 0.0
         self._first_partial = True
         self.high_rxt = self.iss  # RFC 6675 "HighRxt"
@@ -282,6 +283,7 @@ class TcpConnection:
         self.cwnd = self.smss  # RFC 5681 3.1: cwnd = LW = 1 SMSS
         self._exit_recovery(now)
         self.recovery_point = self.snd_max  # RFC 6582 3.2 step 4, RFC 6675 5.1
+        self._timer_driven_until = self.snd_max  # resending this much is the timer's doing
         self.dupacks = 0
         self._bytes_acked = 0
         self.rto.backoff()  # RFC 6298 5.5
@@ -622,6 +624,7 @@ class TcpConnection:
         self._recovery_start = now
         self._first_partial = True
         self.recovery_point = self.snd_max
+        self._timer_driven_until = self.snd_una  # from here on, resending is data-driven
         self.stats.fast_retransmits += 1
         end = min(self.snd_una + smss, self._send_end)
         if self.variant is Variant.SACK:
@@ -814,9 +817,14 @@ class TcpConnection:
         stats = self.stats
         if start < self.snd_max:
             stats.retransmissions += 1
+            if start < self._timer_driven_until:
+                stats.timer_retransmissions += 1
             stats.bytes_retransmitted += len(payload)
             self._rtt_seq = None  # Karn's rule
             self._karn_until = max(self._karn_until, end)
+            # a resend after a window-limited send may reach past it (RFC 9293's SND.NXT
+            # after going back N); the highest octet sent is then this segment's end
+            self.snd_max = max(self.snd_max, end)
         else:
             self.snd_max = end
             if self.config.rtt_every_ack:

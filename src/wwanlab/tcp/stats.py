@@ -13,6 +13,7 @@ class TcpStats:
     bytes_sent: int = 0  # payload bytes including retransmissions
     bytes_received: int = 0  # in-order payload bytes delivered
     retransmissions: int = 0  # segments sent again, by any mechanism
+    timer_retransmissions: int = 0  # of which sent again because the RTO expired
     bytes_retransmitted: int = 0
     timeouts: int = 0  # RTO expiries (RFC 6298 5.4)
     fast_retransmits: int = 0  # entries into fast retransmit / loss recovery

@@ -109,3 +109,25 @@ def test_broken_wml_and_other_content_pass_through_byte_for_byte():
 def test_unencodable_response_header_is_left_out():
     reply = to_reply(200, [("Bad Name", "x"), ("X-Ok", "y")], b"", [])
     assert decode_headers(reply.headers) == [("X-Ok", "y"), ("Content-Length", "0")]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["text/html;charset=utf-8", 'Text/HTML ; charset="UTF-8"', "text/html;;charset=utf-8;"],
+)
+def test_any_spelling_of_a_content_type_keeps_its_type_and_charset(spelling):
+    reply = to_reply(200, [("Content-Type", spelling)], b"<p>x</p>", ["*/*"])
+    assert reply.content_type == bytes.fromhex("038281ea")  # text/html (0x02), charset 106
+    assert decode_content_type(reply.content_type) == "text/html; charset=utf-8"
+
+
+def test_wml_with_parameters_and_odd_case_is_still_compiled():
+    headers = [("Content-Type", "TEXT/VND.WAP.WML;charset=UTF-8")]
+    reply = to_reply(200, headers, DECK_WML, ["*/*"])
+    assert reply.data == compile_wml(DECK_WML)
+    assert decode_content_type(reply.content_type) == "application/vnd.wap.wmlc"
+
+
+def test_content_type_that_is_no_media_type_is_octets():
+    reply = to_reply(200, [("Content-Type", "html")], b"x", [])
+    assert decode_content_type(reply.content_type) == "application/octet-stream"

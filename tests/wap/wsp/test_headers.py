@@ -29,6 +29,7 @@ from wwanlab.wap.wsp.headers import (
     split_http_lists,
 )
 from wwanlab.wap.wsp.status import http_to_wsp, wsp_to_http
+from wwanlab.web.media_type import parse_media_type
 
 VERSIONS = [V1_1, V1_2, V1_3, V1_4, V1_5]
 
@@ -320,3 +321,33 @@ def test_fuzz_findings_round_trip(hex_: str, version: EncodingVersion) -> None:
     headers = decode_headers(bytes.fromhex(hex_))
     again = decode_headers(encode_headers(headers, version))
     assert [(n.lower(), v) for n, v in again] == _after_round_trip(headers, version)
+
+
+def test_content_type_field_takes_any_spelling_and_sends_the_assigned_one():
+    assert encode_content_type("TEXT/X-VCARD") == b"\x87"  # assigned as text/x-vCard
+    assert encode_content_type('text/html;charset="UTF-8"') == bytes.fromhex("038281ea")
+    assert encode_content_type("Application/Vnd.Wap.Catc") == b"\x8a"  # Kannel's alias
+    assert encode_content_type("*/*") == b"\x80"  # WSP Table 40 assigns ranges too
+    assert encode_content_type("Text/*") == b"\x81"
+    with pytest.raises(WspCodecError, match="quoted value not closed"):
+        encode_content_type('text/html; charset="utf-8')
+
+
+@given(
+    essence=st.sampled_from(
+        ["text/html", "TEXT/X-VCARD", "application/vnd.wap.wmlc", "image/x-up-wpng", "a/b"]
+    ),
+    params=st.lists(
+        st.tuples(
+            st.sampled_from(["charset", "Level", "type", "name", "x-y"]),
+            st.sampled_from(["utf-8", "ISO-8859-1", "1", "a b", 'q"t', "tok"]),
+        ),
+        max_size=3,
+    ),
+    spacing=st.sampled_from([";", "; ", " ;", " ; "]),
+)
+def test_content_type_field_keeps_every_spelling_s_meaning(essence, params, spacing):
+    quoted = ('"' + v.replace('"', '\\"') + '"' for _, v in params)
+    text = essence + "".join(f"{spacing}{k}={v}" for (k, _), v in zip(params, quoted, strict=True))
+    decoded = decode_content_type(encode_content_type(text))
+    assert parse_media_type(decoded) == parse_media_type(text)

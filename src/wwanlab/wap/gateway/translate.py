@@ -30,6 +30,7 @@ from wwanlab.wap.wsp.events import MethodInvoke
 from wwanlab.wap.wsp.headers import Header, encode_content_type, encode_headers
 from wwanlab.wap.wsp.pdu import Reply
 from wwanlab.wap.wsp.status import http_to_wsp
+from wwanlab.web.media_type import MediaTypeError, parse_media_ranges, parse_media_type
 
 WML = "text/vnd.wap.wml"
 WMLC = BINARY_TYPES[WML]
@@ -99,25 +100,9 @@ def accepts(accept: tuple[str, ...] | list[str], media_type: str) -> bool:
     """
     if not accept:
         return True
-    kind = media_type.split("/", 1)[0]
-    best: tuple[int, float] | None = None
-    for item in accept:
-        for part in item.split(","):
-            fields = [f.strip() for f in part.split(";")]
-            media = fields[0].lower()
-            q = 1.0
-            for param in fields[1:]:
-                name, _, value = param.partition("=")
-                if name.strip().lower() == "q":
-                    try:
-                        q = float(value)
-                    except ValueError:
-                        q = 0.0
-            rank = 3 if media == media_type else 2 if media == f"{kind}/*" else 1
-            if media not in (media_type, f"{kind}/*", "*/*"):
-                continue
-            if best is None or rank > best[0]:
-                best = (rank, q)
+    media = parse_media_type(media_type)
+    matching = [(r.matches(media), q) for r, q in parse_media_ranges(accept) if r.matches(media)]
+    best = max(matching, key=lambda m: m[0], default=None)
     return best is not None and best[1] > 0
 
 
@@ -135,7 +120,8 @@ def to_http(invoke: MethodInvoke) -> HttpRequest:
         raise TranslateError("URI has octets outside ASCII") from None
     headers = [(k, v) for k, v in invoke.headers if k.lower() not in _REQUEST_DROPPED]
     accept = [v for k, v in headers if k.lower() == "accept"]
-    if accept and accepts(accept, WMLC) and not any(WML in v for v in accept):
+    named = {r.essence for r, _ in parse_media_ranges(accept)}
+    if accept and accepts(accept, WMLC) and WML not in named:
         headers.append(("Accept", WML))
     body = invoke.body
     if _media_type(headers) == SOAP_WBXML:
@@ -150,8 +136,12 @@ def to_http(invoke: MethodInvoke) -> HttpRequest:
 
 
 def _media_type(headers: list[Header]) -> str:
+    """The essence of the request's Content-Type ("" when absent or unreadable)."""
     value = next((v for k, v in headers if k.lower() == "content-type"), "")
-    return value.split(";", 1)[0].strip().lower()
+    try:
+        return parse_media_type(value).essence
+    except MediaTypeError:
+        return ""
 
 
 _METHODS = frozenset(METHOD_NAMES.values())
@@ -162,12 +152,18 @@ def to_reply(
 ) -> Reply:
     """The WSP Reply for an origin's HTTP response, compiling WML when the phone allows."""
     content_type = next((v for k, v in headers if k.lower() == "content-type"), OCTET_STREAM)
-    base = content_type.split(";", 1)[0].strip().lower()
+    try:
+        media = parse_media_type(content_type)
+    except MediaTypeError:  # RFC 9110 8.3: the recipient may treat it as octets
+        media = parse_media_type(OCTET_STREAM)
+    content_type, base = str(media), media.essence
     if base in BINARY_TYPES and accepts(accept, BINARY_TYPES[base]):
         compiled = _compile(content_type, body)
         if compiled is not None:  # else not well-formed: pass the text through
             content_type, body = compiled
-    elif base == "text/xml" and any(SOAP_WBXML in a for a in accept):
+    elif base == "text/xml" and any(
+        r.essence == SOAP_WBXML and q > 0 for r, q in parse_media_ranges(accept)
+    ):
         # only a phone that names WBXML SOAP gets it (not */*); XML the encoder
         # refuses passes through as it came
         with contextlib.suppress(SoapError):

@@ -11,6 +11,7 @@ from wwanlab.wap.wbxml.encoder import encode
 from wwanlab.wap.wbxml.tables import TokenTable, table_by_name
 from wwanlab.wap.wbxml.wmlc import compile_wml
 from wwanlab.wap.wbxml.xmlio import Whitespace
+from wwanlab.web.media_type import parse_media_type
 
 BINARY_TYPES: dict[str, str] = {
     "text/vnd.wap.wml": "application/vnd.wap.wmlc",
@@ -36,10 +37,11 @@ def compile_content(content_type: str, body: bytes, version: str = "1.3") -> tup
     """What a gateway sends for an origin response: (binary type, WBXML body).
 
     ``content_type`` may carry parameters (``; charset=...``); a type with no binary form
-    raises ``KeyError``, so the caller decides to pass it through. SyncML names its
-    version in the DOCTYPE or namespace, so the table is found from the document.
+    raises ``KeyError`` and a malformed one ``ValueError``, so the caller decides to pass
+    it through. SyncML names its version in the DOCTYPE or namespace, so the table is
+    found from the document.
     """
-    base = content_type.split(";", 1)[0].strip().lower()
+    base = parse_media_type(content_type).essence
     binary = BINARY_TYPES[base]
     if base == "text/vnd.wap.wml":
         return binary, compile_wml(body, version)

@@ -6,6 +6,9 @@ codes in ``status``.
 
 from enum import IntEnum
 
+from wwanlab.wap.wtp.constants import AbortReason as WtpAbortReason
+from wwanlab.wap.wtp.constants import AbortType
+
 WSP_VERSION = 0x10  # WSP 8.2.2.1: Connect carries major 1, minor 0 in one octet
 
 
@@ -71,6 +74,18 @@ class AbortReason(IntEnum):
     USERPND = 0xEC
     USERDCR = 0xED
     USERDCU = 0xEE
+
+
+def abort_reason_name(reason: int, abort_type: int | None = None) -> str:
+    """An abort reason by its spec name: a WTP provider reason (WTP 9.3.4.1, 0x00-0x0A)
+    or a WSP user reason (Table 35, 0xE0-0xEE), as WSP passes both up in one octet; the
+    ranges do not overlap, so ``abort_type`` is needed only to refuse a mismatch. A
+    number neither table names stays in hex."""
+    table: type[IntEnum]
+    for table, kind in ((WtpAbortReason, AbortType.PROVIDER), (AbortReason, AbortType.USER)):
+        if abort_type in (None, kind) and reason in table._value2member_map_:
+            return table(reason).name
+    return f"{reason:#04x}"
 
 
 class CapabilityId(IntEnum):

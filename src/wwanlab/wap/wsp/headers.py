@@ -55,6 +55,7 @@ from wwanlab.wap.wsp.encoding import (
     put_text_string,
     put_uintvar,
 )
+from wwanlab.web.media_type import MediaTypeError, parse_media_type, quote
 
 __all__ = [
     "Header",
@@ -127,13 +128,6 @@ class _Unencodable(Exception):
 
 
 # --- small renderers ----------------------------------------------------------------------
-
-
-def _quote(value: str) -> str:
-    """An HTTP parameter value: a token as is, anything else as a quoted-string."""
-    if value and _TOKEN.match(value):
-        return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _unquote(value: str) -> str:
@@ -515,18 +509,18 @@ def _challenge(reader: Reader) -> str:
         inner.octet()
         realm = inner.text_string()
         inner.done()
-        return f"Basic realm={_quote(realm)}"
+        return f"Basic realm={quote(realm)}"
     scheme = _token(inner)
     realm = inner.text_string()
     rest = _scheme_params(scheme, inner).removeprefix(scheme)
-    return f"{scheme} realm={_quote(realm)}" + ("," + rest if rest else "")
+    return f"{scheme} realm={quote(realm)}" + ("," + rest if rest else "")
 
 
 def _scheme_params(scheme: str, reader: Reader) -> str:
     params = []
     while not reader.at_end():
         name, value = _param(reader)
-        params.append(name if value is None else f"{name}={_quote(value)}")
+        params.append(name if value is None else f"{name}={quote(value)}")
     return scheme + (" " + ", ".join(params) if params else "")
 
 
@@ -612,7 +606,7 @@ def _params(reader: Reader) -> str:
     out = ""
     while not reader.at_end():
         name, value = _param(reader)
-        out += f"; {name}" if value is None else f"; {name}={_quote(value)}"
+        out += f"; {name}" if value is None else f"; {name}={quote(value)}"
     return out
 
 
@@ -673,7 +667,7 @@ def _text_value(reader: Reader) -> str | None:
 
 def _param_value_text(reader: Reader) -> str:
     value = _untyped_value(reader)
-    return "" if value is None else _quote(value)
+    return "" if value is None else quote(value)
 
 
 _DECODERS: dict[str, Callable[[Reader], str]] = {
@@ -1348,11 +1342,31 @@ def _application_header(name: str, value: str) -> bytes:
 
 
 def encode_content_type(value: str, version: EncodingVersion = DEFAULT_ENCODING_VERSION) -> bytes:
-    """The ContentType field of a Reply, Post or Push for an HTTP media type."""
+    """The ContentType field of a Reply, Post or Push for an HTTP media type.
+
+    Any spelling RFC 9110 allows (spacing, case, quoted parameters) is accepted: the
+    field carries the type's canonical form (``web.media_type``), with the assigned
+    spelling of a well-known type, so ``TEXT/HTML;charset="UTF-8"`` is 0x82 and charset
+    106 like ``text/html; charset=utf-8``. The field has no text fallback for a whole
+    header, so only a value that is not a media type at all is refused.
+    """
     try:
-        encoded = _enc_media(value, version)
-        if _same_value(decode_content_type(encoded), value):
+        media = parse_media_type(value, media_range=True)  # WSP Table 40 assigns */* too
+    except MediaTypeError as exc:
+        raise WspCodecError(f"content type cannot be encoded: {exc}") from None
+    essence = _ASSIGNED_SPELLING.get(media.essence, media.essence)
+    canonical = essence + str(media)[len(media.essence) :]
+    try:
+        encoded = _enc_media(canonical, version)
+        if _same_value(decode_content_type(encoded), canonical):
             return encoded
     except (_Unencodable, WspCodecError):
         pass
     raise WspCodecError(f"content type {value!r} cannot be encoded")
+
+
+# Lower-case media type -> the spelling its number is assigned under (e.g. text/x-vCard).
+_ASSIGNED_SPELLING = {
+    name.lower(): name
+    for name in (*CONTENT_TYPE_NAMES.values(), *REGISTERED_CONTENT_TYPES.values())
+} | {alias.lower(): alias for alias in CONTENT_TYPE_ALIASES}

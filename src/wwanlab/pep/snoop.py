@@ -1,0 +1,248 @@
+"""The Snoop agent (Balakrishnan, Seshan, Amir, Katz, MobiCom 1995; paper 002 section
+III): TCP-aware local retransmission at the point where the wired path meets the
+wireless one, without splitting the connection.
+
+For each TCP connection whose receiver is behind the wireless side, the agent runs the
+two processes of the Snoop paper:
+
+``snoop_data`` (a segment from the fixed host toward the mobile):
+
+| the segment | action |
+|---|---|
+| new data (not cached) | cache it with its time, forward |
+| data the agent has cached (the sender resent it) | mark it sender-resent, forward |
+| data the mobile already acknowledged | forward (its ACK was lost upstream) |
+| no data (pure ACK, SYN) | forward |
+
+``snoop_ack`` (an acknowledgement from the mobile toward the fixed host):
+
+| the ACK | action |
+|---|---|
+| new (acknowledges more) | free the cache up to it, RTT sample, forward |
+| older than the last one | drop (spurious) |
+| 1st duplicate, lost segment cached, not resent by the sender | resend it (A) |
+| a later duplicate, expected after (A) | drop |
+| any other duplicate | forward: the sender must act |
+
+(A): the local, data-driven resend; the ACK is dropped and one more duplicate is
+expected per cached segment after the lost one. The RTT sample comes only from a
+segment sent once (Karn).
+
+The local timer (``snoop_ack``'s, paper 002 III: "similar to the TCP timer: the RTT of
+the TCP segments in the radio link is calculated, and the timer is triggered after
+reaching a RTO value"): RTO = SRTT + 4 RTTVAR of the wireless round trip (RFC 6298 2's
+estimator), at least ``min_rto``; on expiry the oldest cached segment is resent
+(timer-driven) and the RTO doubles until a new ACK.
+
+A connection is forgotten at a RST or once both FINs are acknowledged. Nothing the
+agent does changes a byte: it forwards, suppresses duplicate ACKs, and resends copies of
+segments it saw, so the receiver's TCP decides what is delivered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from wwanlab.sim.ipv4 import PROTO_TCP, PacketError, parse_ipv4
+from wwanlab.tcp.errors import MalformedSegment
+from wwanlab.tcp.segment import ACK, FIN, RST, SYN, Segment, decode_segment
+
+SEQ_MOD = 1 << 32
+INITIAL_RTO = 1.0  # s before any wireless RTT sample (RFC 6298 2.1's initial value)
+MIN_RTO = 0.2  # s: the floor of the local timer (assumption, see docs/gprs.md)
+MAX_RTO = 60.0  # s (RFC 6298 2.5)
+ALPHA, BETA = 1 / 8, 1 / 4  # RFC 6298 2.3
+MAX_LOCAL_RESENDS = 4  # local tries of one segment before the agent leaves it to the sender
+
+FlowKey = tuple[str, int, str, int]  # fixed host address and port, mobile address and port
+
+
+def _after(a: int, b: int) -> bool:
+    """Sequence number ``a`` is after ``b`` (RFC 9293 3.4, modulo 2**32)."""
+    return 0 < (a - b) % SEQ_MOD < SEQ_MOD // 2
+
+
+@dataclass(slots=True)
+class _Cached:
+    packet: bytes
+    end: int  # sequence number after the segment (FIN counted)
+    sent_at: float
+    local_resends: int = 0
+    sender_resent: bool = False
+
+
+@dataclass(slots=True)
+class _Flow:
+    cache: dict[int, _Cached] = field(default_factory=dict)  # by starting seq, in order
+    last_ack: int | None = None
+    dupacks: int = 0
+    expected_dupacks: int = 0
+    srtt: float | None = None
+    rttvar: float = 0.0
+    rto: float = INITIAL_RTO
+    deadline: float | None = None
+    fins: int = 0  # FIN segments seen, both directions
+
+
+@dataclass(slots=True)
+class SnoopStats:
+    """What the agent did, as paper 002's tables count it at the proxy."""
+
+    data_segments: int = 0  # distinct data segments from the fixed host
+    data_driven: int = 0  # local resends on a duplicate ACK
+    timer_driven: int = 0  # local resends on the agent's timer
+    dupacks_suppressed: int = 0
+    rtt_samples: int = 0
+
+
+class SnoopAgent:
+    """Snoop for every TCP connection to an address in ``mobiles``."""
+
+    def __init__(self, mobiles: set[str] | frozenset[str], *, min_rto: float = MIN_RTO) -> None:
+        self.mobiles = frozenset(mobiles)
+        self.min_rto = min_rto
+        self.stats = SnoopStats()
+        self._flows: dict[FlowKey, _Flow] = {}
+        self._out: list[bytes] = []
+
+    # --- the PacketProxy contract -----------------------------------------------------
+
+    def receive_packet(self, packet: bytes, now: float) -> bool:
+        try:
+            ip, payload = parse_ipv4(packet, verify=False)
+        except PacketError:
+            return True  # not ours to judge: the router checks headers
+        if ip.protocol != PROTO_TCP or len(payload) < 20:
+            return True
+        try:
+            seg = decode_segment(payload)
+        except MalformedSegment:
+            return True  # the receiving TCP drops it; the proxy keeps no state for it
+        if ip.dst in self.mobiles:
+            return self._snoop_data((ip.src, seg.src_port, ip.dst, seg.dst_port), seg, packet, now)
+        if ip.src in self.mobiles:
+            return self._snoop_ack((ip.dst, seg.dst_port, ip.src, seg.src_port), seg, now)
+        return True
+
+    def packets_to_send(self, now: float) -> list[bytes]:
+        out, self._out = self._out, []
+        return out
+
+    def get_timer(self) -> float | None:
+        deadlines = [f.deadline for f in self._flows.values() if f.deadline is not None]
+        return min(deadlines) if deadlines else None
+
+    def handle_timer(self, now: float) -> None:
+        for flow in self._flows.values():
+            if flow.deadline is not None and flow.deadline <= now:
+                self._on_timeout(flow, now)
+
+    # --- snoop_data ---------------------------------------------------------------------
+
+    def _snoop_data(self, key: FlowKey, seg: Segment, packet: bytes, now: float) -> bool:
+        if seg.flags & RST:
+            self._flows.pop(key, None)
+            return True
+        flow = self._flows.setdefault(key, _Flow())
+        length = len(seg.payload) + (1 if seg.flags & FIN else 0)
+        if seg.flags & FIN:
+            flow.fins += 1
+        if length == 0 or seg.flags & SYN:
+            return True
+        end = (seg.seq + length) % SEQ_MOD
+        if flow.last_ack is not None and not _after(end, flow.last_ack):
+            return True  # acknowledged already: the sender missed the ACK
+        cached = flow.cache.get(seg.seq)
+        if cached is not None:
+            cached.sender_resent = True
+            cached.packet = packet
+            return True
+        flow.cache[seg.seq] = _Cached(packet, end, now)
+        self.stats.data_segments += 1
+        if flow.deadline is None:
+            flow.deadline = now + flow.rto
+        return True
+
+    # --- snoop_ack ----------------------------------------------------------------------
+
+    def _snoop_ack(self, key: FlowKey, seg: Segment, now: float) -> bool:
+        flow = self._flows.get(key)
+        if flow is None or not seg.flags & ACK:
+            return True
+        if seg.flags & RST:
+            del self._flows[key]
+            return True
+        if seg.flags & FIN:
+            flow.fins += 1
+        ack = seg.ack
+        if flow.last_ack is None or _after(ack, flow.last_ack):
+            self._new_ack(flow, ack, now)
+            if flow.fins >= 2 and not flow.cache:
+                del self._flows[key]
+            return True
+        if ack != flow.last_ack:
+            return False  # older than one seen: spurious
+        if seg.payload or seg.flags & (SYN | FIN):
+            return True  # carries something of its own: not a duplicate (RFC 5681 2)
+        return self._dupack(flow, ack, now)
+
+    def _new_ack(self, flow: _Flow, ack: int, now: float) -> None:
+        for seq in list(flow.cache):
+            cached = flow.cache[seq]
+            if _after(cached.end, ack):
+                break
+            del flow.cache[seq]
+            if cached.local_resends == 0 and not cached.sender_resent:
+                self._sample(flow, now - cached.sent_at)
+        flow.last_ack = ack
+        flow.dupacks = 0
+        flow.expected_dupacks = 0
+        flow.rto = self._rto(flow)
+        flow.deadline = now + flow.rto if flow.cache else None
+
+    def _dupack(self, flow: _Flow, ack: int, now: float) -> bool:
+        flow.dupacks += 1
+        lost = flow.cache.get(ack)
+        if lost is None or lost.sender_resent or lost.local_resends >= MAX_LOCAL_RESENDS:
+            return True
+        if flow.dupacks == 1:
+            self._resend(lost, now)
+            self.stats.data_driven += 1
+            flow.expected_dupacks = sum(1 for s in flow.cache if _after(s, ack))
+            flow.deadline = now + flow.rto
+            self.stats.dupacks_suppressed += 1
+            return False
+        if flow.dupacks <= flow.expected_dupacks:
+            self.stats.dupacks_suppressed += 1
+            return False
+        return True
+
+    # --- the local timer ----------------------------------------------------------------
+
+    def _on_timeout(self, flow: _Flow, now: float) -> None:
+        oldest = next(iter(flow.cache.values()), None)
+        if oldest is None or oldest.local_resends >= MAX_LOCAL_RESENDS:
+            flow.deadline = None
+            return
+        self._resend(oldest, now)
+        self.stats.timer_driven += 1
+        flow.rto = min(flow.rto * 2, MAX_RTO)
+        flow.deadline = now + flow.rto
+
+    def _resend(self, cached: _Cached, now: float) -> None:
+        cached.local_resends += 1
+        self._out.append(cached.packet)
+
+    def _sample(self, flow: _Flow, rtt: float) -> None:
+        """RFC 6298 2.2-2.3 on the wireless round trip."""
+        self.stats.rtt_samples += 1
+        if flow.srtt is None:
+            flow.srtt, flow.rttvar = rtt, rtt / 2
+        else:
+            flow.rttvar = (1 - BETA) * flow.rttvar + BETA * abs(flow.srtt - rtt)
+            flow.srtt = (1 - ALPHA) * flow.srtt + ALPHA * rtt
+
+    def _rto(self, flow: _Flow) -> float:
+        if flow.srtt is None:
+            return flow.rto
+        return min(max(flow.srtt + 4 * flow.rttvar, self.min_rto), MAX_RTO)
