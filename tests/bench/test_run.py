@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 import sys
 from collections.abc import AsyncIterator
 
@@ -20,6 +21,7 @@ from wwanlab.bench.run import (
     run_bench,
     summarize_bench,
 )
+from wwanlab.bench.suite import link_opener
 from wwanlab.core.errors import UsageError
 from wwanlab.link.presets import get_preset
 
@@ -136,3 +138,21 @@ def test_summary_medians_and_deciles():
 def test_config_refuses_bad_values(kwargs, message):
     with pytest.raises(UsageError, match=message):
         BenchConfig(SERIAL, **kwargs)
+
+
+@pytest.mark.slow
+def test_through_the_emulator_rows_carry_the_links_byte_counts():
+    pytest.importorskip("wwanlab.emu.link")
+    if os.geteuid() != 0:
+        pytest.skip("the emulator needs root")
+    config = BenchConfig(get_preset("gprs-one-user"), sizes=(4000,), reps=1)
+    chosen = registry.select("tcp-cubic,wtp-tuned")
+    rows = asyncio.run(run_bench(link_opener(config, None), chosen, config))
+    for row in rows:
+        assert row["complete"], row["error"]
+        assert row["link"] == "gprs-one-user"
+        # The file went down, requests and Acks up; headers make each side larger.
+        assert row["bytes_down"] > 4000 and 0 < row["bytes_up"] < 4000
+        assert row["packets_down"] >= 3 and row["packets_up"] >= 2
+        # 4000 octets at 37.6 kbit/s take 0.85 s of radio, plus at least 0.4 s of delay.
+        assert row["completion_s"] > 1.2 and 0 < row["pct_c"] < 100
