@@ -33,6 +33,7 @@ from wwanlab.core.rng import derive_seed
 from wwanlab.experiments.scenario import Row
 from wwanlab.experiments.transfers import file_bytes
 from wwanlab.link.presets import Preset
+from wwanlab.link.rate import Rate, ServiceTime, TraceRate
 
 DEFAULT_SIZES = (4000, 12000, 33500, 63500)  # octets: paper 000 Figure 7's file sizes
 TIMEOUT_FLOOR = 60.0  # s a transfer may take beyond ten times its time at C
@@ -76,13 +77,19 @@ async def loopback(seed: int) -> AsyncIterator[BenchLink]:
 
 
 def capacity_bps(preset: Preset) -> float:
-    """C: the downward IP rate in bit/s for full-MTU packets (NaN for a trace link)."""
-    conf = preset.configured["down"]
-    rate = conf["rate_bps"]
-    if not rate:
-        return math.nan
-    octets_per_s = rate / conf["bits_per_byte"]
-    return float(octets_per_s * preset.mtu / (preset.mtu + conf["overhead_bytes"]) * 8)
+    """C: the downward IP rate in bit/s for full-MTU packets, at the slowest stage: a
+    ``Rate`` charges serialization plus framing, a ``ServiceTime`` (the GPRS radio of
+    paper 002) one mean service time whatever the size. NaN for a trace link."""
+    rates = []
+    for stage in preset.build("down").stages:
+        if isinstance(stage, Rate):
+            octets = stage.bps / stage.bits_per_byte
+            rates.append(octets * preset.mtu / (preset.mtu + stage.overhead_bytes) * 8)
+        elif isinstance(stage, ServiceTime):
+            rates.append(preset.mtu * 8 / stage.service.mean)
+        elif isinstance(stage, TraceRate):
+            return math.nan
+    return min(rates, default=math.nan)
 
 
 @dataclass(frozen=True)
