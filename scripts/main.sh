@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: the link probe and every reproduction, ending in an HTML report under
-# results/report/ (index.html lists every page the commands wrote there).
+# The main job: the link probe, every reproduction and today's transports on the
+# emulated links, ending in an HTML report under results/report/ (index.html lists
+# every page the commands wrote there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/wwanlab probe --all --out results/report
 .venv/bin/wwanlab reproduce all --out results/report
+.venv/bin/wwanlab bench report --quick --out results/report

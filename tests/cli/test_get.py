@@ -1,5 +1,6 @@
 """``wwanlab get``: one fetch through a gateway, printed or as one JSON object."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -51,6 +52,8 @@ def test_json_connection_oriented_with_output_file(setup, tmp_path):
     assert report["content_type"] == "application/octet-stream"
     assert ["Content-Length", "40960"] in report["headers"]
     assert report["seconds"] > 0
+    assert 0 < report["connect_seconds"] < 5
+    assert report["sha256"] == hashlib.sha256(BODY_40K).hexdigest()
     assert out.read_bytes() == BODY_40K
 
 
@@ -86,6 +89,7 @@ def test_silent_gateway_is_a_failure_not_a_hang():
         ),
         (["http://x/", "-g", ":9201"], "--gateway ':9201' has no host"),
         (["http://x/", "--data", "/nonexistent/f"], "cannot read /nonexistent/f"),
+        (["http://x/", "--retry-interval", "0"], "--retry-interval 0.0 must be positive"),
     ],
 )
 def test_bad_input(args, message):

@@ -62,6 +62,7 @@ COMMAND_MODULES: list[str] = [
     "emulate",
     "wwp",
     "pep",
+    "bench",
 ]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""
 

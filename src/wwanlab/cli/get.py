@@ -1,10 +1,12 @@
 """``wwanlab get URL --gateway HOST[:PORT]``: fetch one URL through a WAP gateway."""
 
 import asyncio
+import hashlib
 import ipaddress
 import math
 import socket
 import sys
+import time
 import urllib.parse
 from pathlib import Path
 from typing import Annotated
@@ -22,6 +24,7 @@ from wwanlab.aio.client import (
 from wwanlab.cli.common import print_json
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
+from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, WtpConfig
 from wwanlab.web.media_type import MediaTypeError, parse_media_type
 
 MAX_REASON = 1024  # octets: a longer body is a page to save, not a reason to print
@@ -82,8 +85,10 @@ async def fetch(
     data: bytes | None = None,
     content_type: str = "application/octet-stream",
     timeout: float = 60.0,
-) -> WapResponse:
-    """One Get (or Post when ``data``), in a session of its own or connectionless.
+    wtp: WtpConfig | None = None,
+) -> tuple[WapResponse, float | None]:
+    """One Get (or Post when ``data``), in a session of its own or connectionless; the
+    response and the seconds the session's Connect took (None connectionless).
 
     ``timeout`` bounds the whole call: the name lookup, the Connect, the method and the
     Disconnect (a class 0 invoke, so it costs no waiting); ``WapTimeout`` says which
@@ -101,20 +106,23 @@ async def fetch(
         async with ConnectionlessClient(address, local=local) as cl:
             try:
                 left = deadline - loop.time()
-                return await asyncio.wait_for(cl.request(url, data, content_type), left)
+                request = cl.request(url, data, content_type)
+                return await asyncio.wait_for(request, left), None
             except TimeoutError:
                 raise WapTimeout(f"no reply from gateway {where} within {timeout:g} s") from None
-    client = WapClient(address, local=local)
+    client = WapClient(address, local=local, wtp_config=wtp)
     try:
+        started = time.perf_counter()
         try:
             await client.connect(timeout=deadline - loop.time())
+            connected = time.perf_counter() - started
         except WapTimeout:
             raise WapTimeout(
                 f"gateway {where} did not answer the Connect within {timeout:g} s"
             ) from None
         try:
             left = deadline - loop.time()
-            return await client.request(url, data, content_type, timeout=left)
+            return await client.request(url, data, content_type, timeout=left), connected
         except WapTimeout:
             raise WapTimeout(f"no reply from gateway {where} within {timeout:g} s") from None
     finally:
@@ -156,6 +164,9 @@ def register(app: typer.Typer) -> None:
             str, typer.Option(help="Content type of the --data body.")
         ] = "application/octet-stream",
         timeout: Annotated[float, typer.Option(help="Seconds to wait in all.")] = 60.0,
+        retry_interval: Annotated[
+            float, typer.Option(help="WTP retry interval R in seconds (WTP 9.4.1).")
+        ] = L_R_WITH_USER_ACK,
         json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     ) -> None:
         """Fetch URL through a WAP gateway; print status, headers, body size and time."""
@@ -173,6 +184,8 @@ def register(app: typer.Typer) -> None:
             parse_media_type(content_type)
         except MediaTypeError as exc:
             raise UsageError(f"--content-type: {exc}") from None
+        if not retry_interval > 0 or math.isinf(retry_interval):
+            raise UsageError(f"--retry-interval {retry_interval} must be positive")
         address = parse_gateway(gateway, connectionless)
         body: bytes | None = None
         if data is not None:
@@ -181,7 +194,7 @@ def register(app: typer.Typer) -> None:
             except OSError as exc:
                 raise UsageError(f"cannot read {data}: {exc.strerror}") from None
         try:
-            response = asyncio.run(
+            response, connected = asyncio.run(
                 fetch(
                     url,
                     address,
@@ -189,6 +202,7 @@ def register(app: typer.Typer) -> None:
                     data=body,
                     content_type=content_type,
                     timeout=timeout,
+                    wtp=WtpConfig(retry_interval=retry_interval),
                 )
             )
         except GatewayUnresolved as exc:
@@ -216,6 +230,8 @@ def register(app: typer.Typer) -> None:
                     "content_type": response.content_type,
                     "headers": [list(h) for h in response.headers],
                     "body_bytes": len(response.body),
+                    "sha256": hashlib.sha256(response.body).hexdigest(),
+                    "connect_seconds": None if connected is None else round(connected, 6),
                     "seconds": round(response.elapsed, 6),
                     "mode": "connectionless" if connectionless else "connection-oriented",
                     "reason": reason(response),

@@ -115,6 +115,8 @@ class Transfer:
     timeouts: int = 0  # retry-timer (WTP R) or RTO expiries
     naks: int = 0  # WTP Negative Acks
     acks: int = 0  # WTP Acks, or pure TCP ACKs
+    established: float = math.nan  # s: TCP handshake done at the client (HTTP only)
+    response_at: float = math.nan  # s: the body's last octet reached the client (HTTP only)
     trace: list[Packet] = field(default_factory=list, repr=False)
 
     @property
@@ -393,7 +395,8 @@ def http_transfer(
     binding.flush()
     net.run(until=MAX_SIM_TIME)
     net.close()
-    bodies = [e.body for e in binding.events if isinstance(e, ResponseReceived)]
+    responses = [e for e in binding.events if isinstance(e, ResponseReceived)]
+    bodies = [e.body for e in responses]
     client_tcp = client.stack.endpoint(CLIENT_PORT)
     stats = client_tcp.stats(1)
     try:
@@ -403,6 +406,9 @@ def http_transfer(
     complete = bodies == [data] and stats.closed_at is not None
     duration = stats.closed_at if complete and stats.closed_at is not None else math.nan
     result = Transfer(f"http-{variant}", size, complete, duration)
+    if complete:
+        result.response_at = responses[0].at
+        result.established = stats.established_at or math.nan
     bed.fill(result)
     both = [stats, *server_stats]
     result.retransmissions = sum(s.retransmissions for s in both)

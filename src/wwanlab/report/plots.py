@@ -156,3 +156,30 @@ def bar_plot(
     if len(series) > 1:
         ax.legend()
     return save(fig, path)
+
+
+def goodput_plot(
+    sizes: Sequence[int],
+    series: Mapping[str, Sequence[float]],
+    limits: Mapping[str, float],
+    path: Path | str,
+    *,
+    title: str = "",
+) -> Path:
+    """Goodput (kbit/s) against file size per transport, the link's limits as lines."""
+    fig = Figure(figsize=(7.2, 4.4), dpi=DPI)
+    ax = fig.add_subplot()
+    kb = [s / 1000 for s in sizes]
+    for label, ys in series.items():
+        ax.plot(kb, ys, marker="o", label=label)
+    for i, (label, y) in enumerate(limits.items()):
+        ax.axhline(y, color="black", linestyle=("--", ":", "-.")[i % 3], linewidth=1)
+        ax.annotate(label, (kb[-1], y), textcoords="offset points", xytext=(4, 2), fontsize=8)
+    ax.set_xlabel("file size (KB)")
+    ax.set_ylabel("goodput (kbit/s)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=7, ncol=2)
+    return save(fig, path)

@@ -1,0 +1,1 @@
+"""The bench's transport families, one module each (each calls ``registry.register``)."""

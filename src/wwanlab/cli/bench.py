@@ -1,0 +1,207 @@
+"""``wwanlab bench transports``: every transport across one emulated link;
+``wwanlab bench report``: the report's links side by side and the transports page."""
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from wwanlab.bench import registry
+from wwanlab.bench.run import DEFAULT_SIZES, BenchConfig
+from wwanlab.bench.suite import QUICK_SIZES, REPORT_LINKS, bench_link, bench_report, store
+from wwanlab.cli.common import DbOption, JsonOption, check_probability, print_json
+from wwanlab.core.errors import UsageError
+from wwanlab.experiments.store import DEFAULT_DB
+from wwanlab.link.presets import get_preset
+
+DEFAULT_SIZES_TEXT = ",".join(map(str, DEFAULT_SIZES))
+PLAIN_EVERY = 5.0  # s between progress lines when stderr is not a terminal
+
+SizesOption = Annotated[
+    str, typer.Option("--sizes", help="File sizes in octets, comma-separated.")
+]
+RepsOption = Annotated[int, typer.Option("--reps", help="Repetitions of each transfer.")]
+TransportsOption = Annotated[
+    str | None,
+    typer.Option("--transports", help="Comma-separated names (default: every available)."),
+]
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the file and the link.")]
+ParallelOption = Annotated[
+    int,
+    typer.Option("--parallel", help="Transports at once, each on emulated links of its own."),
+]
+
+
+def check_parallel(parallel: int) -> int:
+    if parallel < 1:
+        raise UsageError(f"--parallel {parallel} must be at least 1")
+    return parallel
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(s) for s in text.split(",") if s.strip())
+    except ValueError:
+        raise UsageError(f"--sizes {text!r} is not a comma-separated list of octets") from None
+    if not sizes:
+        raise UsageError("--sizes lists no size")
+    return sizes
+
+
+class Reporter:
+    """A rich bar on a terminal, else a plain line every ``PLAIN_EVERY`` seconds."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled
+        self.tty = enabled and sys.stderr.isatty()
+        self._last = time.monotonic()
+        self._bar: Progress | None = None
+        if self.tty:
+            self._bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._task = self._bar.add_task("transfers", total=total)
+            self._bar.start()
+
+    def __call__(self, what: str) -> None:
+        self.done += 1
+        if self._bar is not None:
+            self._bar.advance(self._task)
+        elif self.enabled and (time.monotonic() - self._last >= PLAIN_EVERY):
+            self._last = time.monotonic()
+            print(f"bench: {self.done}/{self.total} transfers; last {what}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def _fmt(value: object, scale: float = 1.0, digits: int = 1) -> str:
+    if not isinstance(value, (int, float)) or value != value:
+        return "-"
+    return f"{value / scale:.{digits}f}"
+
+
+def print_table(summary: list[dict[str, object]], title: str) -> None:
+    print(title)
+    head = (
+        f"{'transport':<11}{'size':>7}{'goodput kbit/s':>16}{'p10-p90':>18}{'%C':>7}"
+        f"{'%C(1-p)':>9}{'time s':>8}{'hs s':>7}{'up B':>8}{'down B':>9}{'fail':>5}"
+    )
+    print(head)
+    for r in summary:
+        spread = f"{_fmt(r['goodput_p10'], 1000, 2)}-{_fmt(r['goodput_p90'], 1000, 2)}"
+        print(
+            f"{r['transport']!s:<11}{r['size']!s:>7}{_fmt(r['goodput_bps'], 1000, 2):>16}"
+            f"{spread:>18}{_fmt(r['pct_c']):>7}{_fmt(r['pct_c_loss']):>9}"
+            f"{_fmt(r['completion_s'], 1, 2):>8}{_fmt(r['handshake_s'], 1, 2):>7}"
+            f"{_fmt(r['bytes_up'], 1, 0):>8}{_fmt(r['bytes_down'], 1, 0):>9}{r['failed']!s:>5}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    bench = typer.Typer(help="Benchmarks on the emulated links.", no_args_is_help=True)
+    app.add_typer(bench, name="bench")
+
+    @bench.command()
+    def transports(
+        link: Annotated[str, typer.Option("--link", help="Link preset (wwanlab links).")],
+        loss: Annotated[
+            float | None, typer.Option("--loss", help="Override the preset's loss knob.")
+        ] = None,
+        sizes: SizesOption = DEFAULT_SIZES_TEXT,
+        reps: RepsOption = 5,
+        names: TransportsOption = None,
+        seed: SeedOption = 1,
+        loopback: Annotated[
+            bool,
+            typer.Option(
+                "--loopback", help="No emulator: client and servers on 127.0.0.1 (a trial)."
+            ),
+        ] = False,
+        parallel: ParallelOption = 1,
+        db: DbOption = DEFAULT_DB,
+        csv: Annotated[
+            Path | None, typer.Option("--csv", help="Folder for the rows as CSV.")
+        ] = None,
+        json: JsonOption = False,
+    ) -> None:
+        """Move the same random file with every transport between a client inside the
+        emulated link and a server outside; sha256 checked on each transfer."""
+        preset = get_preset(link)
+        if loss is not None:
+            preset = preset.with_loss(check_probability("--loss", loss))
+        config = BenchConfig(preset, parse_sizes(sizes), reps, seed, emulated=not loopback)
+        chosen = registry.select(names)
+        reporter = Reporter(len(chosen) * reps * len(config.sizes), not json)
+        try:
+            run = asyncio.run(bench_link(config, loss, chosen, reporter, check_parallel(parallel)))
+        finally:
+            reporter.close()
+        store([run], db, csv)
+        result = run.result()
+        if json:
+            print_json(
+                {
+                    "link": result.link,
+                    "loss": result.loss,
+                    "capacity_bps": result.capacity_bps,
+                    "summary": list(result.summary),
+                    "rows": run.rows,
+                }
+            )
+            return
+        print_table(
+            list(result.summary),
+            f"{result.label} (C {result.capacity_bps / 1000:.2f} kbit/s; rows in {db} "
+            f"table {run.experiment})",
+        )
+
+    @bench.command()
+    def report(
+        out: Annotated[Path, typer.Option("--out", help="Report folder.")] = Path(
+            "results/report"
+        ),
+        quick: Annotated[
+            bool, typer.Option("--quick", help=f"Sizes {QUICK_SIZES}, one repetition.")
+        ] = False,
+        reps: RepsOption = 5,
+        names: TransportsOption = None,
+        seed: SeedOption = 1,
+        parallel: ParallelOption = 3,
+        db: DbOption = DEFAULT_DB,
+        json: JsonOption = False,
+    ) -> None:
+        """Every transport on serial-9k6 at 0% and 10%, gprs-busy, gprs-one-user and
+        vdeldrop at once (one emulated link each); writes the transports page."""
+        sizes = QUICK_SIZES if quick else DEFAULT_SIZES
+        reps = 1 if quick else reps
+        configs = []
+        for name, loss in REPORT_LINKS:
+            preset = get_preset(name) if loss is None else get_preset(name).with_loss(loss)
+            configs.append((BenchConfig(preset, sizes, reps, seed), loss))
+        chosen = registry.select(names)
+        reporter = Reporter(len(configs) * len(chosen) * reps * len(sizes), not json)
+        try:
+            runs, page = asyncio.run(
+                bench_report(
+                    configs, chosen, out, reporter, quick=quick, parallel=check_parallel(parallel)
+                )
+            )
+        finally:
+            reporter.close()
+        store(runs, db, out / "data")
+        if json:
+            print_json({"page": str(page), "links": [r.result().label for r in runs]})
+            return
+        print(f"wrote {page}")
