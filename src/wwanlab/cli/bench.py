@@ -2,25 +2,28 @@
 ``wwanlab bench report``: the report's links side by side and the transports page."""
 
 import asyncio
-import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from wwanlab.bench import registry
 from wwanlab.bench.run import DEFAULT_SIZES, BenchConfig
 from wwanlab.bench.suite import QUICK_SIZES, REPORT_LINKS, bench_link, bench_report, store
-from wwanlab.cli.common import DbOption, JsonOption, check_probability, print_json
+from wwanlab.cli.common import (
+    DbOption,
+    JsonOption,
+    check_before_work,
+    check_probability,
+    print_json,
+)
 from wwanlab.core.errors import UsageError
+from wwanlab.core.progress import Advance, track
 from wwanlab.experiments.store import DEFAULT_DB
 from wwanlab.link.presets import get_preset
 
 DEFAULT_SIZES_TEXT = ",".join(map(str, DEFAULT_SIZES))
-PLAIN_EVERY = 5.0  # s between progress lines when stderr is not a terminal
 
 SizesOption = Annotated[
     str, typer.Option("--sizes", help="File sizes in octets, comma-separated.")
@@ -53,39 +56,6 @@ def parse_sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
-class Reporter:
-    """A rich bar on a terminal, else a plain line every ``PLAIN_EVERY`` seconds."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.tty = enabled and sys.stderr.isatty()
-        self._last = time.monotonic()
-        self._bar: Progress | None = None
-        if self.tty:
-            self._bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self._task = self._bar.add_task("transfers", total=total)
-            self._bar.start()
-
-    def __call__(self, what: str) -> None:
-        self.done += 1
-        if self._bar is not None:
-            self._bar.advance(self._task)
-        elif self.enabled and (time.monotonic() - self._last >= PLAIN_EVERY):
-            self._last = time.monotonic()
-            print(f"bench: {self.done}/{self.total} transfers; last {what}", file=sys.stderr)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
 def _fmt(value: object, scale: float = 1.0, digits: int = 1) -> str:
     if not isinstance(value, (int, float)) or value != value:
         return "-"
@@ -107,6 +77,11 @@ def print_table(summary: list[dict[str, object]], title: str) -> None:
             f"{_fmt(r['completion_s'], 1, 2):>8}{_fmt(r['handshake_s'], 1, 2):>7}"
             f"{_fmt(r['bytes_up'], 1, 0):>8}{_fmt(r['bytes_down'], 1, 0):>9}{r['failed']!s:>5}"
         )
+
+
+def _each(advance: Advance) -> Callable[[str], None]:
+    """The bench's per-transfer callback (it names the transfer) as one unit of progress."""
+    return lambda what: advance()
 
 
 def register(app: typer.Typer) -> None:
@@ -138,16 +113,17 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Move the same random file with every transport between a client inside the
         emulated link and a server outside; sha256 checked on each transfer."""
+        check_before_work(db=db, out=csv)
         preset = get_preset(link)
         if loss is not None:
             preset = preset.with_loss(check_probability("--loss", loss))
         config = BenchConfig(preset, parse_sizes(sizes), reps, seed, emulated=not loopback)
         chosen = registry.select(names)
-        reporter = Reporter(len(chosen) * reps * len(config.sizes), not json)
-        try:
-            run = asyncio.run(bench_link(config, loss, chosen, reporter, check_parallel(parallel)))
-        finally:
-            reporter.close()
+        total = len(chosen) * reps * len(config.sizes)
+        with track("transfers", total, enabled=not json) as advance:
+            run = asyncio.run(
+                bench_link(config, loss, chosen, _each(advance), check_parallel(parallel))
+            )
         store([run], db, csv)
         result = run.result()
         if json:
@@ -184,6 +160,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Every transport on serial-9k6 at 0% and 10%, gprs-busy, gprs-one-user and
         vdeldrop at once (one emulated link each); writes the transports page."""
+        check_before_work(db=db, out=out)
         sizes = QUICK_SIZES if quick else DEFAULT_SIZES
         reps = 1 if quick else reps
         configs = []
@@ -191,15 +168,18 @@ def register(app: typer.Typer) -> None:
             preset = get_preset(name) if loss is None else get_preset(name).with_loss(loss)
             configs.append((BenchConfig(preset, sizes, reps, seed), loss))
         chosen = registry.select(names)
-        reporter = Reporter(len(configs) * len(chosen) * reps * len(sizes), not json)
-        try:
+        total = len(configs) * len(chosen) * reps * len(sizes)
+        with track("transfers", total, enabled=not json) as advance:
             runs, page = asyncio.run(
                 bench_report(
-                    configs, chosen, out, reporter, quick=quick, parallel=check_parallel(parallel)
+                    configs,
+                    chosen,
+                    out,
+                    _each(advance),
+                    quick=quick,
+                    parallel=check_parallel(parallel),
                 )
             )
-        finally:
-            reporter.close()
         store(runs, db, out / "data")
         if json:
             print_json({"page": str(page), "links": [r.result().label for r in runs]})
