@@ -104,3 +104,15 @@ def test_other_traffic_passes_untouched() -> None:
     assert agent.receive_packet(b"\x45\x00", 0.0) is True
     # a TCP header whose data offset is 0: the mobile's TCP will judge it, not the agent
     assert agent.receive_packet(build_ipv4(FH, MH, PROTO_TCP, b"\x00" * 20), 0.0) is True
+
+
+def test_an_ack_beyond_any_data_seen_changes_nothing() -> None:
+    """A forged (or corrupted) ACK past what the host sent is passed on for the host's
+    TCP to ignore; the agent keeps its cache and its last ACK, so the real ACKs after
+    it are still new."""
+    agent = agent_with(3)
+    assert agent.receive_packet(ack(1000), 0.1) is True
+    assert agent.receive_packet(ack(1), 0.2) is True  # a real ACK: still new
+    assert agent.stats.rtt_samples == 1
+    assert agent.receive_packet(ack(1), 0.3) is False  # and its duplicate resends locally
+    assert agent.packets_to_send(0.3) == [data(1)]

@@ -20,6 +20,7 @@ two processes of the Snoop paper:
 |---|---|
 | new (acknowledges more) | free the cache up to it, RTT sample, forward |
 | older than the last one | drop (spurious) |
+| beyond any data seen | forward, state unchanged (the host's TCP ignores it) |
 | 1st duplicate, lost segment cached, not resent by the sender | resend it (A) |
 | a later duplicate, expected after (A) | drop |
 | any other duplicate | forward: the sender must act |
@@ -74,6 +75,7 @@ class _Cached:
 @dataclass(slots=True)
 class _Flow:
     cache: dict[int, _Cached] = field(default_factory=dict)  # by starting seq, in order
+    sent_end: int | None = None  # the highest sequence number after data seen from the host
     last_ack: int | None = None
     dupacks: int = 0
     expected_dupacks: int = 0
@@ -150,6 +152,8 @@ class SnoopAgent:
         if length == 0 or seg.flags & SYN:
             return True
         end = (seg.seq + length) % SEQ_MOD
+        if flow.sent_end is None or _after(end, flow.sent_end):
+            flow.sent_end = end
         if flow.last_ack is not None and not _after(end, flow.last_ack):
             return True  # acknowledged already: the sender missed the ACK
         cached = flow.cache.get(seg.seq)
@@ -175,6 +179,8 @@ class SnoopAgent:
         if seg.flags & FIN:
             flow.fins += 1
         ack = seg.ack
+        if flow.sent_end is not None and _after(ack, flow.sent_end):
+            return True  # acknowledges data never sent: not the agent's to act on (forged?)
         if flow.last_ack is None or _after(ack, flow.last_ack):
             self._new_ack(flow, ack, now)
             if flow.fins >= 2 and not flow.cache:
