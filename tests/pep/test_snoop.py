@@ -116,3 +116,16 @@ def test_an_ack_beyond_any_data_seen_changes_nothing() -> None:
     assert agent.stats.rtt_samples == 1
     assert agent.receive_packet(ack(1), 0.3) is False  # and its duplicate resends locally
     assert agent.packets_to_send(0.3) == [data(1)]
+
+
+def test_data_far_from_any_seen_is_passed_on_and_not_kept() -> None:
+    """A segment more than WINDOW octets from the data seen (forged, or another
+    connection's) is forwarded; it neither joins the cache nor widens what ACKs may
+    acknowledge, so a forged ACK for it is passed on without changing the agent."""
+    agent = agent_with(2)
+    far = segment(FH, MH, ISS + (1 << 24), 1, ACK, b"x" * 100)
+    assert agent.receive_packet(far, 0.1) is True
+    assert agent.stats.data_segments == 2
+    assert agent.receive_packet(segment(MH, FH, 1, ISS + (1 << 24) + 100, ACK), 0.2) is True
+    assert agent.receive_packet(ack(1), 0.3) is True  # the real ACK is still new
+    assert agent.stats.rtt_samples == 1

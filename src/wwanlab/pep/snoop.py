@@ -12,6 +12,7 @@ two processes of the Snoop paper:
 | new data (not cached) | cache it with its time, forward |
 | data the agent has cached (the sender resent it) | mark it sender-resent, forward |
 | data the mobile already acknowledged | forward (its ACK was lost upstream) |
+| data more than ``WINDOW`` away from any seen | forward, nothing kept (forged?) |
 | no data (pure ACK, SYN) | forward |
 
 ``snoop_ack`` (an acknowledgement from the mobile toward the fixed host):
@@ -53,9 +54,16 @@ INITIAL_RTO = 1.0  # s before any wireless RTT sample (RFC 6298 2.1's initial va
 MIN_RTO = 0.2  # s: the floor of the local timer (assumption, see docs/gprs.md)
 MAX_RTO = 60.0  # s (RFC 6298 2.5)
 ALPHA, BETA = 1 / 8, 1 / 4  # RFC 6298 2.3
+WINDOW = 1 << 20  # octets around the data seen that a host's segment may plausibly be in
 MAX_LOCAL_RESENDS = 4  # local tries of one segment before the agent leaves it to the sender
 
 FlowKey = tuple[str, int, str, int]  # fixed host address and port, mobile address and port
+
+
+def _within(seq: int, edge: int) -> bool:
+    """``seq`` lies within ``WINDOW`` octets of ``edge``, before or after it."""
+    distance = (seq - edge) % SEQ_MOD
+    return distance <= WINDOW or distance >= SEQ_MOD - WINDOW
 
 
 def _after(a: int, b: int) -> bool:
@@ -146,11 +154,16 @@ class SnoopAgent:
             self._flows.pop(key, None)
             return True
         flow = self._flows.setdefault(key, _Flow())
+        if seg.flags & SYN:
+            flow.sent_end = (seg.seq + 1) % SEQ_MOD  # the host's ISN: data starts here
+            return True
         length = len(seg.payload) + (1 if seg.flags & FIN else 0)
+        if length == 0:
+            return True
+        if flow.sent_end is not None and not _within(seg.seq, flow.sent_end):
+            return True  # far from any data seen (forged?): passed on, nothing kept
         if seg.flags & FIN:
             flow.fins += 1
-        if length == 0 or seg.flags & SYN:
-            return True
         end = (seg.seq + length) % SEQ_MOD
         if flow.sent_end is None or _after(end, flow.sent_end):
             flow.sent_end = end
