@@ -26,7 +26,6 @@ import contextlib
 import datetime
 import json
 import os
-import platform
 import random
 import socket
 import statistics
@@ -35,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from wwanlab.report.provenance import machine_line
 
 SIZES = (1500, 100)
 COUNTS = {1500: 30_000, 100: 100_000}  # packets per run: a few seconds at the targets
@@ -267,15 +268,6 @@ def run_timer(name: str) -> dict[str, Any]:
 # --- report -----------------------------------------------------------------------------
 
 
-def machine() -> str:
-    cpu = platform.machine()
-    for text in Path("/proc/cpuinfo").read_text().splitlines():
-        if text.startswith("model name"):
-            cpu = text.split(":", 1)[1].strip()
-            break
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"`python benchmarks/bench_emu.py` on {result['date']} ({result['machine']}), "
@@ -375,7 +367,7 @@ def main() -> None:
     ]
     result = {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "machine": machine(),
+        "machine": machine_line(),
         "repeats": args.repeats,
         "paths": paths,
         "timer_error_ms": timers,

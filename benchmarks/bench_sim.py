@@ -11,8 +11,6 @@ events/s and 100,000 packets/s on the project's 2-core machine.
 import argparse
 import datetime
 import json
-import os
-import platform
 import re
 import statistics
 import time
@@ -24,6 +22,7 @@ from wwanlab.link.base import Direction
 from wwanlab.link.delay import ConstantDelay
 from wwanlab.link.queue import DropTailQueue
 from wwanlab.link.rate import Rate
+from wwanlab.report.provenance import machine_line
 from wwanlab.sim import Host, Network
 from wwanlab.sim.ipv4 import UdpFlow
 from wwanlab.sim.kernel import Kernel
@@ -156,18 +155,6 @@ def bench_prebuilt(packets: int) -> float:
     return run_path(net, sink, packets)
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for text in Path("/proc/cpuinfo").read_text().splitlines():
-            if text.startswith("model name"):
-                cpu = text.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def markdown(result: dict[str, object]) -> str:
     ev, pk = result["events_per_s"], result["packets_per_s"]
     ev_runs, pk_runs = result["events_runs"], result["packets_runs"]
@@ -225,7 +212,7 @@ def main() -> None:
     prebuilt = [bench_prebuilt(args.packets) for _ in range(args.repeats)]
     result: dict[str, object] = {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "machine": machine(),
+        "machine": machine_line(),
         "repeats": args.repeats,
         "events_per_s": statistics.median(events),
         "events_runs": events,

@@ -20,7 +20,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wwanlab.report.provenance import machine_line
 from wwanlab.sim import kernel
 from wwanlab.sim.bulk import BulkLink, bulk_transfer
 from wwanlab.tcp import TcpConfig
@@ -195,15 +195,6 @@ def compare(case: Case, binary: Path, repeats: int) -> dict[str, Any]:
     }
 
 
-def machine() -> str:
-    cpu = platform.machine()
-    for text in Path("/proc/cpuinfo").read_text().splitlines():
-        if text.startswith("model name"):
-            cpu = text.split(":", 1)[1].strip()
-            break
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"`python benchmarks/bench_vs_ns3.py --repeats {result['repeats']}` on "
@@ -271,7 +262,7 @@ def main() -> None:
     chosen = [CASES[i] for i in args.case] if args.case else CASES
     result = {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": machine(),
+        "machine": machine_line(),
         "ns3_version": ns3_version(),
         "build": build_kind(),
         "repeats": args.repeats,

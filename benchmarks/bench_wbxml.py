@@ -18,7 +18,6 @@ import ctypes
 import datetime
 import json
 import os
-import platform
 import re
 import statistics
 import time
@@ -26,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from wwanlab.report.provenance import machine_line
 from wwanlab.wap.wbxml import decode, encode, table_by_name, to_xml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,7 +129,7 @@ def run(repeats: int) -> dict[str, Any]:
         "paper_001": {"xml": PAPER_001_SOAP[0], "wbxml": PAPER_001_SOAP[1]},
     }
     return {
-        "machine": machine(),
+        "machine": machine_line(),
         "date": datetime.date.today().isoformat(),
         "repeats": repeats,
         "load_average": round(os.getloadavg()[0], 1),
@@ -137,18 +137,6 @@ def run(repeats: int) -> dict[str, Any]:
         "documents": rows,
         "soap": soap_sizes,
     }
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def markdown(result: dict[str, Any]) -> str:

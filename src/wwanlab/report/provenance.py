@@ -66,6 +66,11 @@ def cpu_model(cpuinfo: Path = CPUINFO) -> str:
     return platform.processor() or UNKNOWN
 
 
+def machine_line() -> str:
+    """CPU model, cores and Python version: the line a benchmark prints about itself."""
+    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """The metadata every report page ends with."""
