@@ -10,8 +10,10 @@ programming) and keeps the smallest, so adding the table never makes a document 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 
 from wwanlab.wap.wbxml import tokens as T
 from wwanlab.wap.wbxml.dates import pack_date
@@ -453,11 +455,14 @@ class _Layout:
         self.at = {at: text for text, at in self.offset.items()}
 
 
-def _char_sizes(text: str, codec: str) -> list[int]:
-    """Encoded size of each character (text reaching here is encodable in ``codec``)."""
-    if codec != "utf-8":
-        return [1] * len(text)
-    return [1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in text]
+def _size_prefix(text: str, codec: str) -> list[int]:
+    """``prefix[i]``: encoded size of ``text[:i]`` (text reaching here is encodable)."""
+    if codec != "utf-8" or text.isascii():
+        return list(range(len(text) + 1))
+    sizes = (
+        1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in text
+    )
+    return list(accumulate(sizes, initial=0))
 
 
 def _occurrences(
@@ -480,44 +485,69 @@ def _cheapest_pieces(
 
     An inline run costs its bytes plus 2 (STR_I and the terminator); ``matches[i]``
     lists the tokens usable at ``i`` as (characters covered, cost, token value).
-    State ``free[i]``: no run open at i; ``open_[i]``: a run is open (framing paid).
+    ``free[i]``: cheapest encoding of ``text[i:]`` with no run open at i; ``open_[i]``:
+    the same with a run already open (its framing paid). Only the positions where a
+    token starts need a decision: anywhere else the cheapest move is to carry the run
+    on, so the costs between two such positions follow from the size prefix sums and
+    the work is linear in the matches, not in the characters.
     """
     n = len(text)
-    free = [0] * (n + 1)
-    open_ = [0] * (n + 1)
-    take: list[tuple[int, int] | None] = [None] * (n + 1)
-    extend = [False] * (n + 1)
-    sizes = _char_sizes(text, codec)
-    for i in range(n - 1, -1, -1):
-        clen = sizes[i]
-        best = 2 + clen + open_[i + 1]
-        for length, cost, value in matches.get(i, ()):
-            if cost + free[i + length] < best:
-                best, take[i] = cost + free[i + length], (length, value)
+    prefix = _size_prefix(text, codec)
+    starts = sorted(matches)
+    free: dict[int, int] = {n: 0}
+    open_: dict[int, int] = {n: 0}
+    take: dict[int, tuple[int, int]] = {}
+    extend: dict[int, bool] = {}
+
+    def next_start(i: int) -> int:
+        k = bisect_left(starts, i)
+        return starts[k] if k < len(starts) else n
+
+    def open_at(i: int) -> int:
+        q = next_start(i)
+        return prefix[q] - prefix[i] + open_[q]
+
+    def free_at(i: int) -> int:
+        if i in free:
+            return free[i]
+        return 2 + open_at(i)
+
+    for i in reversed(starts):
+        clen = prefix[i + 1] - prefix[i]
+        carry = clen + open_at(i + 1)
+        best = 2 + carry
+        for length, cost, value in matches[i]:
+            if cost + free_at(i + length) < best:
+                best, take[i] = cost + free_at(i + length), (length, value)
         free[i] = best
-        extend[i] = clen + open_[i + 1] <= best
-        open_[i] = min(clen + open_[i + 1], best)
+        extend[i] = carry <= best
+        open_[i] = min(carry, best)
     pieces: list[str | int] = []
-    run: list[str] = []
+    run_from = -1  # where the open run started, -1 when none is open
     i = 0
     while i < n:
-        if run and not extend[i]:
-            pieces.append("".join(run))
-            run = []
-        if run:
-            run.append(text[i])
+        if i not in free:  # no token starts here: the run carries on to the next start
+            q = next_start(i)
+            if run_from < 0:
+                run_from = i
+            i = q
+            continue
+        if run_from >= 0 and not extend[i]:
+            pieces.append(text[run_from:i])
+            run_from = -1
+        if run_from >= 0:
             i += 1
             continue
-        chosen = take[i]
+        chosen = take.get(i)
         if chosen is None:
-            run.append(text[i])
+            run_from = i
             i += 1
         else:
             pieces.append(chosen[1])
             i += chosen[0]
-    if run:
-        pieces.append("".join(run))
-    return free[0], pieces
+    if run_from >= 0:
+        pieces.append(text[run_from:])
+    return free_at(0), pieces
 
 
 def _segment(
