@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Compiles the simulator's hot modules with mypyc, in place: each NAME.py gets a
-# NAME.cpython-*.so beside it, which Python imports in its stead. Without a C compiler
-# or Python's headers nothing is built and the pure-Python modules run, with the same
-# results (tests/sim/test_golden_results.py holds on both).
+# Compiles the simulator's and the WBXML codec's hot modules with mypyc, in place: each
+# NAME.py gets a NAME.cpython-*.so beside it, which Python imports in its stead. Without a
+# C compiler or Python's headers nothing is built and the pure-Python modules run, with
+# the same results (tests/sim/test_golden_results.py holds on both).
 #   scripts/compile.sh          build (skipped with a note when it cannot)
 #   scripts/compile.sh --clean  remove what a build left, back to pure Python
 set -euo pipefail
@@ -15,6 +15,8 @@ MODULES=(
     wwanlab/link/loss.py
     wwanlab/tcp/segment.py wwanlab/tcp/ranges.py wwanlab/tcp/rto.py wwanlab/tcp/state.py
     wwanlab/tcp/stats.py wwanlab/tcp/connection.py wwanlab/tcp/endpoint.py
+    wwanlab/wap/wbxml/tokens.py wwanlab/wap/wbxml/tree.py wwanlab/wap/wbxml/xmlio.py
+    wwanlab/wap/wbxml/encoder.py wwanlab/wap/wbxml/decoder.py
 )
 
 clean() {
@@ -37,7 +39,8 @@ if ! command -v "${CC:-cc}" >/dev/null || [[ ! -f "$include/Python.h" ]]; then
 fi
 # Up to date: every module has a build newer than every source of the packages it is
 # compiled with (mypyc inlines their Final constants) and than mypyc itself.
-newest=$(ls -t wwanlab/sim/*.py wwanlab/link/*.py wwanlab/tcp/*.py ../.venv/bin/mypyc | head -1)
+newest=$(ls -t wwanlab/sim/*.py wwanlab/link/*.py wwanlab/tcp/*.py wwanlab/wap/wbxml/*.py \
+    ../.venv/bin/mypyc | head -1)
 stale=0
 for module in "${MODULES[@]}"; do
     built=$(compgen -G "${module%.py}.cpython-*.so" || true)

@@ -18,7 +18,7 @@ if compgen -G "src/*__mypyc.cpython-*.so" >/dev/null; then
     args=("$@")
     named=0
     for arg in "$@"; do [[ "$arg" == tests* ]] && named=1; done
-    ((named)) || args+=(tests/sim tests/tcp tests/link tests/pep)
+    ((named)) || args+=(tests/sim tests/tcp tests/link tests/pep tests/wap/wbxml)
     echo "test: again on the pure-Python modules: ${args[*]}"
     PYTHONPATH="$pure" .venv/bin/pytest "${args[@]}"
 fi

@@ -594,23 +594,39 @@ def _assemble(
             for choice in (optional, _prune(slots, required, optional, codec)):
                 if choice not in strategies:
                     strategies.append(choice)
-    best: bytes | None = None
+    best: tuple[int, _Layout, dict[_Slot, list[str | int]]] | None = None
     for optional in strategies:
         layout = _Layout(required + optional, codec)
-        pieces = {slot: _segment(slot.text, layout, codec, whole=slot.whole)[1] for slot in placed}
+        splits = {slot: _segment(slot.text, layout, codec, whole=slot.whole) for slot in placed}
         used = set(required)
-        for split in pieces.values():
+        for _, split in splits.values():
             used.update(layout.at[p] for p in split if isinstance(p, int))
         if used != set(layout.offset):  # drop entries nothing references, re-place
             layout = _Layout([s for s in required + optional if s in used], codec)
-            pieces = {
-                slot: _segment(slot.text, layout, codec, whole=slot.whole)[1] for slot in placed
+            splits = {
+                slot: _segment(slot.text, layout, codec, whole=slot.whole) for slot in placed
             }
-        encoded = _emit(plan, layout, pieces, fpi, number, version, mib, codec)
-        if best is None or len(encoded) < len(best):
-            best = encoded
+        size = _size(plan, layout, {slot: cost for slot, (cost, _) in splits.items()}, fpi)
+        if best is None or size < best[0]:
+            best = size, layout, {slot: split for slot, (_, split) in splits.items()}
     assert best is not None
-    return best
+    return _emit(plan, best[1], best[2], fpi, number, version, mib, codec)
+
+
+def _size(plan: list[_Item], layout: _Layout, costs: dict[_Slot, int], fpi: str | None) -> int:
+    """What ``_emit`` would write, less the header octets every strategy shares: the
+    strategies are compared without encoding each (``_segment``'s costs are exact)."""
+    size = T.mb_u_int32_size(len(layout.data)) + len(layout.data)
+    if fpi is not None:
+        size += T.mb_u_int32_size(layout.offset[fpi])
+    for item in plan:
+        if isinstance(item, bytes):
+            size += len(item)
+        elif isinstance(item, _Ref):
+            size += 1 + T.mb_u_int32_size(layout.offset[item.text])
+        else:
+            size += costs[item]
+    return size
 
 
 def _emit(
