@@ -80,6 +80,7 @@ class TcpConfig:
     syn_retries: int = SYN_RETRIES
     time_wait: float = 2 * MSL  # RFC 9293 3.4.2; shorten for simulations
     initial_ssthresh: int = INITIAL_SSTHRESH
+    frto: bool = False  # RFC 5682: detect spurious RTOs (Linux: on, net.ipv4.tcp_frto)
 
     def __post_init__(self) -> None:
         if not 88 <= self.mss <= 65495:
@@ -106,8 +107,8 @@ class TcpConfig:
     @classmethod
     def linux(cls, variant: Variant = Variant.SACK, **overrides: object) -> "TcpConfig":
         """Linux's values: IW10, 200 ms RTO floor on the variance term, 120 s maximum
-        RTO, 40 ms delayed
-        ACK with 16 quick ACKs at the start, 60 s TIME_WAIT, window scaling."""
+        RTO, 40 ms delayed ACK with 16 quick ACKs at the start, 60 s TIME_WAIT, window
+        scaling, F-RTO with the undo of ``tcp_try_undo_loss``."""
         base = cls(
             variant,
             initial_window=InitialWindow.RFC6928,
@@ -119,6 +120,7 @@ class TcpConfig:
             rtt_every_ack=True,
             time_wait=TIME_WAIT_LINUX,
             window_scale=True,
+            frto=True,
         )
         return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
 

@@ -9,6 +9,15 @@ Congestion control follows RFC 5681 (slow start, congestion avoidance, fast
 retransmit/fast recovery), RFC 6582 (NewReno partial ACKs), RFC 6675 (SACK loss
 recovery with pipe and NextSeg) and RFC 3042 (limited transmit); timers follow
 RFC 6298. Which recovery runs is ``TcpConfig.variant``.
+
+With ``TcpConfig.frto`` a timeout is checked for being spurious (F-RTO, RFC 5682): the
+basic algorithm of section 2 without SACK, the SACK-enhanced one of section 3 with it.
+After the first retransmission is acknowledged the sender sends two new segments
+instead of going back; if the next ACK acknowledges data that was never retransmitted,
+the originals were only delayed (a deep queue), and the sender undoes the timeout's
+reduction as Linux's ``tcp_try_undo_loss`` does: cwnd and ssthresh back to at least
+their values before it. Like Linux, F-RTO also runs on a timeout that recurs before
+any ACK (the same SND.UNA), which RFC 5682 step 1 would leave to RTO recovery.
 """
 
 import random
@@ -56,6 +65,14 @@ class _Next(Enum):
     NEW = 2  # rule (2)
     HOLE = 3  # rule (3)
     RESCUE = 4  # rule (4)
+
+
+class _Frto(Enum):
+    """Where F-RTO (RFC 5682) is after a timeout."""
+
+    OFF = 0  # not running: no timeout, or conventional RTO recovery
+    STEP2 = 2  # the timeout's retransmission sent; waiting for the first new ACK
+    STEP3 = 3  # two new segments sent; the next ACK tells spurious from genuine
 
 
 class TcpConnection:
@@ -129,6 +146,11 @@ class TcpConnection:
         self._rescue_rxt: int | None = None  # RFC 6675 "RescueRxt"
         self.scoreboard = Scoreboard()
         self._traced = (0, 0)
+        self._frto = _Frto.OFF
+        self._frto_recover = self.iss  # RFC 5682 "recover": HighData at the timeout
+        self._prior_cwnd = 0  # cwnd and ssthresh before the timeout, for the undo
+        self._prior_ssthresh = 0
+        self.spurious_timeouts = 0  # timeouts F-RTO found spurious
 
         # Timers (absolute times) and RTT measurement.
         self.rto = RtoEstimator(config)
@@ -279,9 +301,17 @@ class TcpConnection:
             self.abort(now, "retransmission limit")
             return
         flight = self.snd_max - self.snd_una
+        # RFC 5682 2.1 step 1: not while recovering from a loss; Linux also on a
+        # timeout recurring on the same SND.UNA (tcp_enter_loss, icsk_retransmits)
+        frto = self.config.frto and (
+            self._retries > 1 or not (self.in_recovery or self._timer_driven_until > self.snd_una)
+        )
         if self._retries == 1:  # RFC 5681 3.1: ssthresh held on repeated timeouts
+            self._prior_cwnd, self._prior_ssthresh = self.cwnd, self.ssthresh
             self.ssthresh = max(flight // 2, 2 * self.smss)  # RFC 5681 eq. (4)
         self.cwnd = self.smss  # RFC 5681 3.1: cwnd = LW = 1 SMSS
+        self._frto = _Frto.STEP2 if frto else _Frto.OFF
+        self._frto_recover = self.snd_max
         self._exit_recovery(now)
         self.recovery_point = self.snd_max  # RFC 6582 3.2 step 4, RFC 6675 5.1
         self._timer_driven_until = self.snd_max  # resending this much is the timer's doing
@@ -507,11 +537,17 @@ class TcpConnection:
                 self.persist_deadline = None
                 self._probes = 0
         newly_sacked = 0
+        originals_sacked = 0  # in F-RTO step 3: octets below "recover" newly SACKed
         if self._sack_ok and seg.sack_blocks:
+            step3 = self._frto is _Frto.STEP3
+            recover = self._frto_recover
             for left, right in seg.sack_blocks:
                 start = max(unwrap(left, self.snd_una), self.snd_una)
                 end = min(unwrap(right, self.snd_una), self.snd_max)
+                if step3 and start < recover:
+                    originals_sacked += self.scoreboard.add(start, min(end, recover))
                 newly_sacked += self.scoreboard.add(start, end)
+            newly_sacked += originals_sacked
         if ack > self.snd_una:
             self._on_new_ack(self._ack_advanced(ack, now), ack, now)
         elif ack == self.snd_una and self.snd_max > self.snd_una:
@@ -519,7 +555,9 @@ class TcpConnection:
                 duplicate = newly_sacked > 0  # RFC 6675 2 "duplicate acknowledgment"
             else:  # RFC 5681 2 "DUPLICATE ACKNOWLEDGMENT"
                 duplicate = not (seg.payload or seg.flags & (SYN | FIN) or window_changed)
-            if duplicate:
+            if duplicate and not (
+                self._frto is not _Frto.OFF and self._frto_dupack(originals_sacked > 0, now)
+            ):
                 self._on_dupack(now)
 
     def _ack_advanced(self, ack: int, now: float) -> int:
@@ -553,6 +591,8 @@ class TcpConnection:
         return acked
 
     def _on_new_ack(self, acked: int, ack: int, now: float) -> None:
+        if self._frto is not _Frto.OFF:
+            self._frto_new_ack(ack, now)
         restart_timer = True
         variant = self.variant
         if self.in_recovery:
@@ -596,6 +636,64 @@ class TcpConnection:
                 self.cwnd += smss
         else:  # RFC 5681 eq. (3)
             self.cwnd += max(1, smss * smss // self.cwnd)
+
+    # --- F-RTO (RFC 5682) ---------------------------------------------------------------
+
+    def _frto_new_ack(self, ack: int, now: float) -> None:
+        """An ACK that advances SND.UNA during F-RTO (sections 2.1 and 3, steps 2-3)."""
+        if self._frto is _Frto.STEP3:  # step 3b: never-retransmitted data acknowledged
+            self._spurious_timeout(now)
+        elif ack >= self._frto_recover or not self._frto_send_new(now):
+            # step 2a: the whole flight is acknowledged; or step 2b without new data to
+            # send: conventional RTO recovery goes on (go back N in slow start)
+            self._frto = _Frto.OFF
+        else:  # step 2b: two new segments sent
+            self._frto = _Frto.STEP3
+
+    def _frto_dupack(self, originals_sacked: bool, now: float) -> bool:
+        """A duplicate ACK during F-RTO; True if it decided F-RTO (step 3), and is
+        then not counted towards fast retransmit or limited transmit."""
+        if self._frto is _Frto.STEP2:
+            if not self._sack_ok:  # 2.1 step 2a; with SACK (3 step 2) F-RTO waits on
+                self._frto = _Frto.OFF
+            return False
+        if originals_sacked:  # 3 step 3b: SACKs data sent before the timeout
+            self._spurious_timeout(now)
+            return True
+        # Step 3a: the new segments arrived and the old did not, the loss was real: go
+        # back N from SND.UNA with cwnd = 3 SMSS (two RTTs of slow start since the RTO).
+        self._frto = _Frto.OFF
+        self.cwnd = 3 * self.smss
+        self.snd_nxt = self.snd_una
+        self._trace(now, "timeout")
+        return True
+
+    def _frto_send_new(self, now: float) -> bool:
+        """Step 2b: up to two previously unsent segments, whatever cwnd and Nagle say,
+        if the receiver's window takes them; False if not even one could go."""
+        sent = False
+        for _ in range(2):
+            seq = self.snd_max
+            end = min(seq + self.smss, self._send_end)
+            if seq >= self._data_end or min(end, self._data_end) > self.snd_una + self.snd_wnd:
+                break
+            self._transmit(now, seq, end)
+            sent = True
+        if sent:
+            self.snd_nxt = self.snd_max  # nothing goes back while step 3 waits
+        return sent
+
+    def _spurious_timeout(self, now: float) -> None:
+        """The response Linux uses (``tcp_undo_cwnd_reduction``): cwnd and ssthresh back
+        to at least their values before the timeout, and sending goes on with new
+        data; the timeout's recovery is over, so a later loss may fast-retransmit."""
+        self._frto = _Frto.OFF
+        self.spurious_timeouts += 1
+        self.cwnd = max(self.cwnd, self._prior_cwnd)
+        self.ssthresh = max(self.ssthresh, self._prior_ssthresh)
+        self.recovery_point = self._timer_driven_until = self.snd_una
+        self.snd_nxt = self.snd_max
+        self._trace(now, "spurious_timeout")
 
     def _on_dupack(self, now: float) -> None:
         self.stats.dupacks_received += 1
