@@ -60,7 +60,7 @@ RELAY_BUFFER = 64 * 1024  # octets the wireless side may hold unacknowledged
 
 
 @dataclass
-class _Relay:
+class Relay:
     """One split connection: the fixed host's ``wired`` side, the mobile's ``wireless``.
 
     The side that accepted the connection is a listener shared with other relays; the
@@ -106,11 +106,11 @@ class SplitProxy:
         self._rng = rng
         self._listeners: dict[Address, TcpEndpoint] = {}  # the mobile's address -> wired
         self._accepting: dict[Address, TcpEndpoint] = {}  # a fixed address -> wireless
-        self._relays: dict[tuple[Address, Address], _Relay] = {}  # (fixed, mobile)
-        self._by_wired: dict[tuple[Address, int], _Relay] = {}  # (mobile, wired conn id)
-        self._by_wireless: dict[tuple[Address, int], _Relay] = {}  # (fixed, its conn id)
+        self._relays: dict[tuple[Address, Address], Relay] = {}  # (fixed, mobile)
+        self._by_wired: dict[tuple[Address, int], Relay] = {}  # (mobile, wired conn id)
+        self._by_wireless: dict[tuple[Address, int], Relay] = {}  # (fixed, its conn id)
         self._out: list[bytes] = []
-        self.relays: list[_Relay] = []  # every relay ever made, for statistics
+        self.relays: list[Relay] = []  # every relay ever made, for statistics
 
     # --- the PacketProxy contract -----------------------------------------------------
 
@@ -187,7 +187,7 @@ class SplitProxy:
 
     # --- relaying -----------------------------------------------------------------------
 
-    def _opened(self, relay: _Relay) -> None:
+    def _opened(self, relay: Relay) -> None:
         """Called when a relay is made, both sides' connections known; for subclasses."""
 
     def _endpoints(self) -> list[TcpEndpoint]:
@@ -246,7 +246,7 @@ class SplitProxy:
         if isinstance(event, ConnectionEstablished):
             fixed = event.remote
             wireless = TcpEndpoint(fixed[0], fixed[1], self.wireless_config, self._rng)
-            new = _Relay(fixed, mobile, wired, wireless, event.conn_id, 0)
+            new = Relay(fixed, mobile, wired, wireless, event.conn_id, 0)
             new.wireless_id = wireless.connect(mobile, now)
             self._relays[(fixed, mobile)] = new
             self._by_wired[(mobile, event.conn_id)] = new
@@ -266,7 +266,7 @@ class SplitProxy:
         if isinstance(event, ConnectionEstablished):
             mobile = event.remote
             wired = TcpEndpoint(mobile[0], mobile[1], self.wired_config, self._rng)
-            new = _Relay(fixed, mobile, wired, wireless, 0, event.conn_id, mobile_opened=True)
+            new = Relay(fixed, mobile, wired, wireless, 0, event.conn_id, mobile_opened=True)
             new.wired_id = wired.connect(fixed, now)
             self._relays[(fixed, mobile)] = new
             self._by_wireless[(fixed, event.conn_id)] = new
@@ -279,7 +279,7 @@ class SplitProxy:
         if relay is not None:
             self._on_wireless(relay, event)
 
-    def _wired_event(self, relay: _Relay, event: object, now: float) -> None:
+    def _wired_event(self, relay: Relay, event: object, now: float) -> None:
         if isinstance(event, DataReceived):
             relay.down.append(event.data)
         elif isinstance(event, PeerClosed):
@@ -290,7 +290,7 @@ class SplitProxy:
         elif isinstance(event, ConnectionReset | ConnectionAborted):
             self._abort(relay, now)
 
-    def _on_wireless(self, relay: _Relay, event: object) -> None:
+    def _on_wireless(self, relay: Relay, event: object) -> None:
         if isinstance(event, DataReceived):
             # when the fixed host has gone, the mobile's bytes have nowhere to go
             with contextlib.suppress(ConnectionNotOpen):
@@ -306,7 +306,7 @@ class SplitProxy:
                 relay.wired.abort(relay.wired_id, 0.0)
             relay.done = True
 
-    def _move(self, relay: _Relay) -> None:
+    def _move(self, relay: Relay) -> None:
         """Pass buffered bytes to the wireless side within the bound; FIN after them."""
         try:
             conn = relay.wireless.connection(relay.wireless_id)
@@ -328,7 +328,7 @@ class SplitProxy:
             with contextlib.suppress(ConnectionNotOpen):
                 relay.wireless.close(relay.wireless_id)
 
-    def _abort(self, relay: _Relay, now: float) -> None:
+    def _abort(self, relay: Relay, now: float) -> None:
         relay.down.clear()
         with contextlib.suppress(ConnectionNotOpen):
             relay.wireless.abort(relay.wireless_id, now)
