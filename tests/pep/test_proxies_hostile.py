@@ -1,4 +1,4 @@
-"""Snoop and Split on a hostile path: random loss, duplication and reordering on both
+"""Snoop, Split and TCP-WWAN on a hostile path: random loss, duplication and reordering on both
 sides of the proxy, plus forged segments (stray data, forged ACKs, RSTs) aimed at the
 proxy and the mobile. Whatever happens, the mobile's application receives a prefix of
 what the fixed host sent: never a wrong byte, never one twice.
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from wwanlab.pep.snoop import SnoopAgent
 from wwanlab.pep.split import SplitProxy
+from wwanlab.pep.tcp_wwan import TcpWwanProxy
 from wwanlab.sim.ipv4 import PROTO_TCP, build_ipv4, parse_ipv4
 from wwanlab.tcp import DataReceived, TcpConfig, TcpEndpoint
 from wwanlab.tcp.segment import ACK, RST, encode_segment, pseudo_header_sum
@@ -125,10 +126,12 @@ def transfer(proxy_kind: str, seed: int, loss: float, dup: float, forged: int,
              kinds: list[str]) -> tuple[bytes, bytes]:  # fmt: skip
     rng = random.Random(seed)
     proxy: SnoopAgent | SplitProxy
+    config = TcpConfig(mss=536, time_wait=1.0)
     if proxy_kind == "snoop":
         proxy = SnoopAgent({MH})
+    elif proxy_kind == "tcp-wwan":  # a link of 40 kbit/s and 0.15 s round trip, as told
+        proxy = TcpWwanProxy({MH}, 40_000, 0.15, random.Random(seed + 1), wired=config)
     else:
-        config = TcpConfig(mss=536, time_wait=1.0)
         proxy = SplitProxy({MH}, config, config, random.Random(seed + 1))
     path = Path(proxy, rng, loss, dup)
     data = rng.randbytes(SIZE)
@@ -142,7 +145,7 @@ def transfer(proxy_kind: str, seed: int, loss: float, dup: float, forged: int,
 
 @settings(max_examples=25, deadline=None)
 @given(
-    proxy=st.sampled_from(["snoop", "split"]),
+    proxy=st.sampled_from(["snoop", "split", "tcp-wwan"]),
     seed=st.integers(0, 2**32),
     loss=st.floats(0.0, 0.3),
     dup=st.floats(0.0, 0.3),
@@ -157,7 +160,7 @@ def test_the_mobile_gets_a_prefix_of_the_file_whatever_arrives(
 
 @settings(max_examples=15, deadline=None)
 @given(
-    proxy=st.sampled_from(["snoop", "split"]),
+    proxy=st.sampled_from(["snoop", "split", "tcp-wwan"]),
     seed=st.integers(0, 2**32),
     loss=st.floats(0.0, 0.05),
     dup=st.floats(0.0, 0.3),
