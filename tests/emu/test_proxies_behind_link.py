@@ -103,6 +103,45 @@ def test_split_ends_the_hosts_connection_and_opens_its_own_to_the_inside(
     assert proxy["segments_sent"] >= SIZE // 1460  # the proxy's own TCP sent the file
 
 
+FETCHER = """
+import socket, sys
+conn = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+with open(sys.argv[3], "wb") as out:
+    while chunk := conn.recv(65536):
+        out.write(chunk)
+"""
+
+
+def test_split_also_ends_the_connections_the_inside_opens(tmp_path: Path) -> None:
+    """A program inside connects out (a browser's direction, paper 003): the proxy
+    answers its SYN, opens its own connection to the host and relays the download."""
+    data = os.urandom(SIZE)
+    got = tmp_path / "got"
+
+    async def main() -> dict[str, Any]:
+        async with EmulatedLink("gprs-one-user", proxy="split", seed=5) as link:
+
+            async def send(_r: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                writer.write(data)
+                await writer.drain()
+                writer.close()
+
+            server = await asyncio.start_server(send, link.host_address, 0)
+            port = server.sockets[0].getsockname()[1]
+            fetcher = await link.spawn(
+                [sys.executable, "-c", FETCHER, link.host_address, str(port), str(got)]
+            )
+            assert await link.guard(asyncio.wait_for(fetcher.wait(), 60)) == 0
+            server.close()
+        return link.summary()
+
+    summary = asyncio.run(main())
+    assert got.read_bytes() == data
+    proxy = summary["proxy"]
+    assert proxy["kind"] == "split" and proxy["connections"] == 1
+    assert proxy["segments_sent"] >= SIZE // 1460
+
+
 async def _listening(link: EmulatedLink, port: int) -> bool:
     probe = await link.spawn(
         ["sh", "-c", f"ss -Hltn sport = :{port} | grep -q LISTEN"],

@@ -297,7 +297,8 @@ def _make_proxy(
     if name == "snoop":
         return SnoopAgent({mobile})
     if name == "split":
-        return SplitProxy({mobile}, TcpConfig(), TcpConfig(), rng)
+        # the program inside opens connections too (a browser, curl): split those as well
+        return SplitProxy({mobile}, TcpConfig(), TcpConfig(), rng, mobile_opens=True)
     return None
 
 
