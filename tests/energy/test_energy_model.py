@@ -96,12 +96,13 @@ def test_a_send_after_the_queue_drained_goes_at_once():
     assert seconds["t2"] == pytest.approx(1.0 + 4.0)
 
 
-def test_airtime_on_a_line_counts_framing_and_a_service_time_whatever_the_size():
+def test_airtime_on_a_line_counts_framing_and_on_a_gprs_radio_the_size_at_its_rate():
     serial = Rate(9600, 8, bits_per_byte=10)  # 1000 + 8 octets of 10 bits: 1.05 s
-    radio = ServiceTime(UniformDelay(0.8, 2.0))  # a mean 1.4 s per packet
+    radio = ServiceTime(UniformDelay(0.8, 2.0))  # a mean 1.4 s per 470-octet packet
     air = on_line([serial], [radio])
     assert air("tx", 1000) == pytest.approx(1.05)
-    assert air("rx", 40) == air("rx", 1500) == pytest.approx(1.4)
-    report = account([(0.0, "tx", 1000), (0.0, "rx", 1500)], MODEL, air)
+    assert air("rx", 470) == pytest.approx(1.4)
+    assert air("rx", 40) == pytest.approx(1.4 * 40 / 470)
+    report = account([(0.0, "tx", 1000), (0.0, "rx", 470)], MODEL, air)
     assert report.seconds["tx"] == pytest.approx(1.05)
-    assert report.seconds["rx"] == pytest.approx(1.4 - 0.0)  # -1.4..0, before the send
+    assert report.seconds["rx"] == pytest.approx(1.4)  # -1.4..0, before the send

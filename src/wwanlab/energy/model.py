@@ -29,7 +29,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from wwanlab.core.errors import UsageError
-from wwanlab.link.rate import line_time
+from wwanlab.link.presets import GPRS_REFERENCE_PACKET
+from wwanlab.link.rate import Rate, ServiceTime
 
 MEGABYTE = 1 << 20  # octets; paper 004's "5 MBytes" are 5,242,880 octets
 
@@ -86,13 +87,22 @@ def at_rates(up_bps: float, down_bps: float) -> Airtime:
 
 
 def on_line(up: Iterable[object], down: Iterable[object]) -> Airtime:
-    """Airtime on a link's uplink and downlink stages (``wwanlab.link.rate.line_time``:
-    serialization with framing, or the GPRS radio's mean service time)."""
+    """Airtime on a link's uplink and downlink stages: serialization with framing on a
+    ``Rate``; on a ``ServiceTime`` (the GPRS radio) the packet's share of the mean service
+    time of the presets' reference packet, i.e. its size at the radio's rate (an ACK
+    does not hold the radio as long as a full segment; the rest of the service time is
+    waiting for the cell's scheduler)."""
     stages = {"tx": list(up), "rx": list(down)}
 
     @functools.cache
     def airtime(way: str, size: int) -> float:
-        return line_time(stages[way], size)
+        busy = 0.0
+        for stage in stages[way]:
+            if isinstance(stage, Rate):
+                busy += stage.serialization(size)
+            elif isinstance(stage, ServiceTime):
+                busy += stage.service.mean * size / GPRS_REFERENCE_PACKET
+        return busy
 
     return airtime
 

@@ -10,7 +10,7 @@ import bisect
 import itertools
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from wwanlab.core.errors import UsageError
@@ -70,19 +70,6 @@ class ServiceTime:
 
     def __repr__(self) -> str:
         return f"ServiceTime({self.service!r})"
-
-
-def line_time(stages: Iterable[object], ip_octets: int) -> float:
-    """Seconds the servers among ``stages`` are busy with one packet of ``ip_octets``:
-    serialization with framing on a ``Rate``, the mean service time on a ``ServiceTime``
-    (the GPRS radio); other stages hold no line."""
-    busy = 0.0
-    for stage in stages:
-        if isinstance(stage, Rate):
-            busy += stage.serialization(ip_octets)
-        elif isinstance(stage, ServiceTime):
-            busy += stage.service.mean
-    return busy
 
 
 MAHIMAHI_OPPORTUNITY_BYTES = 1500

@@ -26,7 +26,7 @@ from wwanlab.bench.http import Fetched, FileServer
 from wwanlab.bench.programs import running
 from wwanlab.bench.registry import Params, Serve, ServeContext, Transport, register
 from wwanlab.link.presets import Preset
-from wwanlab.link.rate import line_time
+from wwanlab.link.rate import Rate, ServiceTime
 from wwanlab.sim.ipv4 import IPV4_MIN_HEADER, UDP_HEADER
 from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, SAR_GROUP_LEN, SAR_SEGM_SIZE
 
@@ -42,7 +42,15 @@ def _wwanlab() -> str:
 
 
 def _line_time(preset: Preset, direction: str, ip_octets: int) -> float:
-    return line_time(preset.build(direction).stages, ip_octets)
+    """Seconds the link's rate stages are busy with one packet: serialization with
+    framing on a ``Rate``, a mean service time on a ``ServiceTime`` (GPRS radio)."""
+    busy = 0.0
+    for stage in preset.build(direction).stages:
+        if isinstance(stage, Rate):
+            busy += (ip_octets + stage.overhead_bytes) * stage.bits_per_byte / stage.bps
+        elif isinstance(stage, ServiceTime):
+            busy += stage.service.mean
+    return busy
 
 
 def tuned_retry_interval(preset: Preset) -> float:
