@@ -867,7 +867,20 @@ def body(ctx: Context) -> ReproductionResult:
         assumptions=ASSUMPTIONS,
         findings=[*findings(curves), energy_finding(energy)],
     )
-    return ReproductionResult(NAME, found, page)
+    largest = max(energy[("wap", LOSSES[0])])
+    numbers = {
+        "j_per_mb_gprs": [
+            {
+                "protocol": protocol,
+                "drop": loss,
+                "size": largest,
+                "mean": curve[largest].mean,
+                "ci95": curve[largest].half_width,
+            }
+            for (protocol, loss), curve in sorted(energy.items())
+        ]
+    }
+    return ReproductionResult(NAME, found, page, numbers=numbers)
 
 
 register(

@@ -614,7 +614,13 @@ def body(ctx: Context) -> ReproductionResult:
         assumptions=ASSUMPTIONS,
         findings=[*findings(p), energy_finding(e, p)],
     )
-    return ReproductionResult(NAME, found, page)
+    numbers = {
+        ENERGY: [
+            {"cell": c, "configuration": n, "tcp": t, "mean": v.mean, "ci95": v.half_width}
+            for (c, n, t), v in e.items()
+        ]
+    }
+    return ReproductionResult(NAME, found, page, numbers=numbers)
 
 
 register(
