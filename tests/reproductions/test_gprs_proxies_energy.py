@@ -6,7 +6,7 @@ import pytest
 
 from wwanlab.energy import RadioLog, account, get_model, on_line
 from wwanlab.reproductions import gprs_proxies
-from wwanlab.reproductions.gprs_proxies.network import MH_IP, download, radio
+from wwanlab.reproductions.gprs_proxies.network import FILE_SIZE, MH_IP, download, radio
 
 
 def test_the_tap_on_the_mobile_only_reads() -> None:
@@ -17,7 +17,7 @@ def test_the_tap_on_the_mobile_only_reads() -> None:
     received = [p for p in log.packets if p[1] == "rx"]
     assert tapped.complete and sent and received
     # the MH receives the 512 KB (1220 segments of 430 octets, plus headers) at least
-    assert sum(size for _, _, size in received) >= gprs_proxies.FILE_SIZE + 1220 * 40
+    assert sum(size for _, _, size in received) >= FILE_SIZE + 1220 * 40
 
 
 def test_rows_carry_joules_and_j_per_mb_of_the_file() -> None:
@@ -30,4 +30,4 @@ def test_rows_carry_joules_and_j_per_mb_of_the_file() -> None:
     assert row["joules_gprs"] == joules
     assert row["j_per_mb_gprs"] == pytest.approx(2 * joules)  # the file is half a MB
     # received for at least the file's octets at the cell's 37,600 bit/s, at 0.5 W
-    assert joules > 0.5 * gprs_proxies.FILE_SIZE * 8 / 37_600
+    assert joules > 0.5 * FILE_SIZE * 8 / 37_600
