@@ -165,19 +165,20 @@ def test_sender_gives_up_after_max_retries() -> None:
     assert pair.now == pytest.approx(7.5)
 
 
-def test_a_receiver_that_never_answers_the_set_up_is_given_up_after_six_conns() -> None:
-    """The default set-up bound: 6 CONNs resent (PROBE_T 0.25 s doubling), then Failed
-    with ``setup`` 23.75 s after the first, far below the 64 retries of a transfer."""
+def test_a_receiver_that_never_answers_the_set_up_is_given_up_after_19_conns() -> None:
+    """The default set-up bound: 19 CONNs resent (PROBE_T 0.25 s doubling to 8 s), then
+    Failed with ``setup`` 127.75 s after the first (Linux TCP's 127 s), where the 64
+    retries of a transfer would take over 6 minutes."""
     sender = WwpSender(SERVER_ADDR, WwpConfig())
     pair = Pair(sender, WwpReceiver(WwpConfig()), drop=lambda side, i, d: True)
     sender.connect(0.0)
     pair.run(until=600.0)
     assert sender.state is SenderState.FAILED
     sent = [s.sent_at for s in pair.sent("client")]
-    assert sent == [0.0, 0.25, 0.75, 1.75, 3.75, 7.75, 15.75]
-    assert pair.now == pytest.approx(23.75)
+    assert sent == [0.0, 0.25, 0.75, 1.75, 3.75, *(7.75 + 8 * k for k in range(15))]
+    assert pair.now == pytest.approx(127.75)
     failed = [e for e in pair.client_events if isinstance(e, Failed)]
-    assert failed == [Failed("6 CONNs unanswered", setup=True)]
+    assert failed == [Failed("19 CONNs unanswered", setup=True)]
 
 
 @settings(max_examples=40, deadline=None)

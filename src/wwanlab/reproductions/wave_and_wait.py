@@ -45,9 +45,11 @@ from wwanlab.transports.wwp import WwpConfig
 from wwanlab.transports.wwp.config import (
     CLEAR_RTT,
     LOADED_RTT,
+    MAX_RETRIES,
     PROBE_T,
     RTT_FLOOR,
     SEND_T_SLACK,
+    SETUP_RETRIES,
 )
 from wwanlab.transports.wwp.segment import HEADER
 
@@ -127,7 +129,9 @@ ASSUMPTIONS = [
     "doubling per unanswered retry; probe rule: both RTTs within "
     f"{CLEAR_RTT:g}x and jitter within 1x the base RTT (the smallest seen, at least "
     f"{RTT_FLOOR * 1000:g} ms) -> level 3; within {LOADED_RTT:g}x -> one level down, at "
-    "least 1; else 0 (pause, probe again).",
+    f"least 1; else 0 (pause, probe again). The sender gives up a set-up after "
+    f"{SETUP_RETRIES} unanswered CONNs resent and a transfer after {MAX_RETRIES} unanswered "
+    "timer expiries in a row.",
     "TCP Reno (RFC 5681) of the project's sans-IO TCP with its RFC defaults: MSS 1460, "
     "initial window 3 segments, RTO 1 s minimum (RFC 6298), delayed ACKs, Nagle, "
     "receive window 65535, no SACK and no timestamps.",

@@ -21,8 +21,9 @@ RTT_FLOOR = 0.010  # assumed: s; a 10 ms clock tick, as the x-kernel hosts' (HZ=
 CLEAR_RTT = 2.0  # assumed: probe RTTs within 2 x the base RTT are clear
 LOADED_RTT = 4.0  # assumed: within 4 x the base RTT, loaded; beyond it, pause
 MAX_RETRIES = 64  # assumed: consecutive unanswered timer expiries before giving up
-SETUP_RETRIES = 6  # assumed: unanswered CONNs resent before giving up (RFC 1122's and
-# Linux's six SYN retries): 23.75 s after the first CONN at PROBE_T 0.25 s
+SETUP_RETRIES = 19  # assumed: unanswered CONNs resent before giving up: 127.75 s after
+# the first CONN at PROBE_T 0.25 s, as Linux's TCP gives up a connect after 127 s (six SYN
+# retries, RTO 1 s doubling); over UDP a closed port is reported at once by ICMP
 WINDOW = 255  # segments from cum on the receiver buffers (the N-S_ACK list's bound)
 
 
