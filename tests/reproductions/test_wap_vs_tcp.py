@@ -150,7 +150,7 @@ def test_quick_run_prints_claims_json(
     )
     assert wap["mean"] == pytest.approx(energy) and wap["size"] == 63500
     assert len(entry["numbers"]["j_per_mb_gprs"]) == len(LOSSES) * len(PROTOCOLS)
-    assert "j_per_mb_gprs" in page and "Radio energy (ours, GPRS/GSM model)" in page
+    assert "j_per_mb_gprs" in page and "Radio energy at the client (ours, GPRS/GSM model)" in page
 
 
 def test_senders_of_the_band() -> None:

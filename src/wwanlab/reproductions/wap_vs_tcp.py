@@ -543,18 +543,21 @@ def findings(curves: Curves) -> list[str]:
 
 
 def energy_finding(energy: Curves) -> str:
-    """Joules per MB of the largest file, WAP against the default TCP sender."""
+    """Joules per MB of the largest file, WAP against the default TCP sender, per drop."""
     largest = max(energy[("wap", 0.0)])
+
+    def point(protocol: str, loss: float) -> str:
+        p = energy[(protocol, loss)][largest]
+        return f"{label(protocol)} {p.mean:.0f} ± {p.half_width:.0f}"
+
     said = [
-        f"{label(p)} {energy[(p, loss)][largest].mean:.0f} ± "
-        f"{energy[(p, loss)][largest].half_width:.0f}"
+        f"{loss:.0%} drop: {point('wap', loss)}, {point(BAND[0], loss)}"
         for loss in LOSSES
-        for p in ("wap", BAND[0])
-        if (p, loss) in energy
+        if ("wap", loss) in energy and (BAND[0], loss) in energy
     ]
     return (
-        f"Radio energy (ours, GPRS/GSM model) for the {_kb(largest)} file in J/MB, at "
-        f"{' and '.join(f'{x:.0%}' for x in LOSSES)} drop: " + "; ".join(said) + "."
+        f"Radio energy at the client (ours, GPRS/GSM model) for the {_kb(largest)} file, in "
+        "J/MB with 95% intervals: " + "; ".join(said) + "."
     )
 
 
