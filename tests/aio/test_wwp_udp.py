@@ -51,3 +51,46 @@ def test_file_crosses_vdeldrop_relay_byte_exact() -> None:
     # progress every 2 s: acknowledged octets never go back, and end at the whole file
     assert len(heard) >= 2 and heard[-1] == (len(data), len(data))
     assert all(a[0] <= b[0] for a, b in itertools.pairwise(heard))
+
+
+def test_a_closed_port_is_given_up_at_once_on_icmp_port_unreachable() -> None:
+    import socket
+    import time
+
+    import pytest
+
+    from wwanlab.aio.wwp import WwpUnreachable
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()  # the port is closed now: the kernel answers ICMP
+    with pytest.raises(WwpUnreachable, match="port unreachable"):
+        asyncio.run(send(b"x" * 5000, ("127.0.0.1", port)))
+    assert time.monotonic() - started < 1.0  # the first CONN's answer, not a retry
+
+
+def test_a_silent_port_is_given_up_after_the_set_up_retries() -> None:
+    import socket
+    import time
+
+    import pytest
+
+    from wwanlab.aio.wwp import WwpUnreachable
+
+    config = WwpConfig(probe_t=0.02, setup_retries=3)  # CONNs at 0, 0.02, 0.06, 0.14 s
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:  # bound, never answers
+        silent.bind(("127.0.0.1", 0))
+        started = time.monotonic()
+        with pytest.raises(WwpUnreachable, match="3 CONNs unanswered"):
+            asyncio.run(send(b"x" * 5000, silent.getsockname(), config))
+        elapsed = time.monotonic() - started
+        conns = 0
+        silent.setblocking(False)
+        while True:
+            try:
+                silent.recv(100)
+            except BlockingIOError:
+                break
+            conns += 1
+    assert conns == 4 and 0.3 <= elapsed < 2.0  # the last CONN's 0.16 s timer: 0.30 s

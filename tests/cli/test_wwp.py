@@ -5,6 +5,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_bound(port: int, timeout: float = 30.0) -> None:
+    """Until a receiver holds ``port`` (a sender before it would hear port unreachable)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"no receiver on port {port}")
+
+
 def test_send_and_receive_a_file_between_processes(tmp_path: Path) -> None:
     data = bytes(range(256)) * 3000 + b"tail"  # 768004 octets: a short last segment
     source, sink = tmp_path / "in.bin", tmp_path / "out.bin"
@@ -31,6 +45,7 @@ def test_send_and_receive_a_file_between_processes(tmp_path: Path) -> None:
         text=True,
     )
     try:
+        wait_bound(port)
         sent = subprocess.run(
             [CONSOLE_SCRIPT, "wwp", "send", str(source), f"127.0.0.1:{port}", "--json"],
             capture_output=True,
@@ -81,3 +96,14 @@ def test_port_in_use(
         code, out, err = wwanlab(capsys, monkeypatch, "wwp", *args)
     assert (code, out) == (2, "")
     assert err == f"wwanlab: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_send_to_a_closed_port_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / "f"
+    file.write_bytes(bytes(3000))
+    port = free_port()  # closed again once free_port returns
+    code, out, err = wwanlab(capsys, monkeypatch, "wwp", "send", str(file), f"127.0.0.1:{port}")
+    assert (code, out) == (2, "")
+    assert err == f"wwanlab: error: no WWP receiver at 127.0.0.1:{port}: port unreachable (ICMP)\n"

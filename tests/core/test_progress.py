@@ -66,3 +66,19 @@ def test_on_a_terminal_a_bar_that_is_removed_when_done() -> None:
     assert "wwanlab: runs" not in shown  # no plain lines on a terminal
     assert "runs \x1b[90m━━━" in shown and "4/4" in shown  # a rich bar, drawn in place
     assert shown.endswith("\x1b[1A\x1b[2K")  # and erased: the cursor goes up, the line cleared
+
+
+def test_advance_by_a_count_for_work_measured_in_octets() -> None:
+    stream = io.StringIO()
+    try:
+        with track("runs", 4, stream=stream, interval=0.01) as advance:
+            advance(3)  # e.g. octets acknowledged since the last call
+            time.sleep(0.05)
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    assert stream.getvalue().splitlines()[-1].startswith("wwanlab: runs: stopped at 3/4 (75%)")
+    bar = Terminal()
+    with track("runs", 4, stream=bar) as advance:
+        advance(4)
+    assert "4/4" in bar.getvalue()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from wwanlab.core.errors import UsageError
-from wwanlab.emu.capture import LOG_COLUMNS, pcap_paths
-from wwanlab.emu.plot import plot_log, read_log
+from wwanlab.emu.capture import LOG_COLUMNS, pcap_paths, read_log
+from wwanlab.emu.plot import plot_log
 from wwanlab.link.base import Direction
 from wwanlab.link.delay import ConstantDelay
 from wwanlab.link.loss import TraceLoss

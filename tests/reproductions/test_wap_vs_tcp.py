@@ -88,6 +88,7 @@ def test_run_one_row() -> None:
     (row,) = run_one(params, 5)
     assert row["complete"] is True and row["goodput_bps"] > 0
     assert {"retransmissions", "timeouts", "naks", "wire_bytes"} <= row.keys()
+    assert row["j_per_mb_gprs"] == row["joules_gprs"] / (2500 / (1 << 20)) > 0
     assert run_one(params, 5) == [row]
 
 
@@ -134,6 +135,22 @@ def test_quick_run_prints_claims_json(
     assert (out / "figures" / "wap-vs-tcp" / "goodput.png").exists()
     rows = duckdb.connect(str(db)).sql("SELECT count(*) FROM wap_vs_tcp_quick").fetchall()
     assert rows == [(4 * len(LOSSES) * len(PROTOCOLS) * 3,)]
+    # joules per MB beside goodput: in the rows, the JSON and the page
+    ((energy,),) = (
+        duckdb.connect(str(db))
+        .sql(
+            "SELECT avg(j_per_mb_gprs) FROM wap_vs_tcp_quick WHERE complete "
+            'AND "workload.size" = 63500 AND "stack.protocol" = \'wap\' '
+            'AND "link.overrides.loss" = 0'
+        )
+        .fetchall()
+    )
+    wap = next(
+        n for n in entry["numbers"]["j_per_mb_gprs"] if (n["protocol"], n["drop"]) == ("wap", 0)
+    )
+    assert wap["mean"] == pytest.approx(energy) and wap["size"] == 63500
+    assert len(entry["numbers"]["j_per_mb_gprs"]) == len(LOSSES) * len(PROTOCOLS)
+    assert "j_per_mb_gprs" in page and "Radio energy at the client (ours, GPRS/GSM model)" in page
 
 
 def test_senders_of_the_band() -> None:

@@ -10,6 +10,7 @@ from wwanlab.core.pair import SERVER_ADDR, Pair
 from wwanlab.transports.wwp import (
     Connected,
     DataReceived,
+    Failed,
     Finished,
     Kind,
     LevelSet,
@@ -164,6 +165,22 @@ def test_sender_gives_up_after_max_retries() -> None:
     assert pair.now == pytest.approx(7.5)
 
 
+def test_a_receiver_that_never_answers_the_set_up_is_given_up_after_19_conns() -> None:
+    """The default set-up bound: 19 CONNs resent (PROBE_T 0.25 s doubling to 8 s), then
+    Failed with ``setup`` 127.75 s after the first (Linux TCP's 127 s), where the 64
+    retries of a transfer would take over 6 minutes."""
+    sender = WwpSender(SERVER_ADDR, WwpConfig())
+    pair = Pair(sender, WwpReceiver(WwpConfig()), drop=lambda side, i, d: True)
+    sender.connect(0.0)
+    pair.run(until=600.0)
+    assert sender.state is SenderState.FAILED
+    sent = [s.sent_at for s in pair.sent("client")]
+    assert sent == [0.0, 0.25, 0.75, 1.75, 3.75, *(7.75 + 8 * k for k in range(15))]
+    assert pair.now == pytest.approx(127.75)
+    failed = [e for e in pair.client_events if isinstance(e, Failed)]
+    assert failed == [Failed("19 CONNs unanswered", setup=True)]
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     size=st.integers(0, 40 * 1024),
@@ -181,7 +198,7 @@ def test_random_loss_patterns_deliver_exactly_once(
     def drop(side: str, i: int, d: bytes) -> bool:
         return i < 100 and losses[i % len(losses)]
 
-    config = WwpConfig(baseline_bps=PAYLOAD_RATE, max_retries=1000)
+    config = WwpConfig(baseline_bps=PAYLOAD_RATE, max_retries=1000, setup_retries=1000)
     pair = transfer(data, config=config, latency=latency, rate_bps=RATE, drop=drop)
     assert received(pair) == data
     assert isinstance(pair.client, WwpSender) and pair.client.state is SenderState.DONE

@@ -4,13 +4,19 @@ Both run the sans-IO ``WwpSender``/``WwpReceiver`` under the one ``UdpDriver``. 
 receiver hands data to ``write`` in order as it arrives and, once the stream has
 ended, lingers for ``LINGER`` seconds answering repeated FINs (the sender's FIN_ACK may
 be lost) before it returns.
+
+The sender's socket is connected to the receiver, so the kernel reports an ICMP port
+unreachable for it (a connected UDP socket's ECONNREFUSED, Linux udp(7)): before any
+answer that means no receiver listens there, and the sender gives up at once
+(``WwpUnreachable``). Where no ICMP comes back, the set-up retry limit ends the wait
+(``WwpConfig.setup_retries``).
 """
 
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from wwanlab.aio.udp import UdpDriver
+from wwanlab.aio.udp import EventHandler, UdpDriver
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.transports.wwp import (
@@ -33,6 +39,23 @@ Progress = Callable[[int, int], object]
 
 class WwpFailed(Exception):
     """The sender gave up (its retries went unanswered)."""
+
+
+class WwpUnreachable(WwpFailed):
+    """No receiver answered the set-up: the port is closed, or nothing answered CONN."""
+
+
+class _SenderDriver(UdpDriver):
+    """A driver whose connected socket hears ICMP port unreachable (``refused``)."""
+
+    def __init__(self, sender: WwpSender, on_event: EventHandler, refused: Callable[[], None]):
+        super().__init__(sender, on_event)
+        self.refused = refused
+
+    def error_received(self, exc: Exception) -> None:
+        super().error_received(exc)
+        if isinstance(exc, ConnectionRefusedError) and not self.received[0]:
+            self.refused()
 
 
 @dataclass
@@ -63,7 +86,13 @@ async def send(
         if isinstance(event, Finished | Failed) and not done.done():
             done.set_result(event)
 
-    driver = await UdpDriver.bind(sender, on_event, local)
+    def refused() -> None:
+        if not done.done():
+            done.set_result(Failed("port unreachable (ICMP)", setup=True))
+
+    _, driver = await loop.create_datagram_endpoint(
+        lambda: _SenderDriver(sender, on_event, refused), local_addr=local, remote_addr=peer
+    )
     start = driver.now()
     try:
         sender.connect(start)
@@ -77,7 +106,7 @@ async def send(
     finally:
         driver.close()
     if isinstance(outcome, Failed):
-        raise WwpFailed(outcome.reason)
+        raise (WwpUnreachable if outcome.setup else WwpFailed)(outcome.reason)
     return Outcome(len(data), driver.now() - start, sender.stats)
 
 

@@ -60,6 +60,7 @@ COMMAND_MODULES: list[str] = [
     "pdu",
     "soap",
     "emulate",
+    "energy",
     "wwp",
     "pep",
     "bench",

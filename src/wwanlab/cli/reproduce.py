@@ -73,6 +73,7 @@ def register(app: typer.Typer) -> None:
                 "title": by_name[res.name].title,
                 "page": str(out / res.page.filename),
                 "tables": list(res.tables),
+                "numbers": dict(res.numbers),
                 "held": res.held,
                 "claims": [
                     {

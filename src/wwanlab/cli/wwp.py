@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TimeElapsedColumn
 
-from wwanlab.aio.wwp import Outcome, WwpFailed, receive, send
+from wwanlab.aio.wwp import Outcome, WwpFailed, WwpUnreachable, receive, send
 from wwanlab.cli.common import JsonOption, print_json
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
+from wwanlab.core.progress import track
 from wwanlab.transports.wwp import WwpConfig
 from wwanlab.transports.wwp.config import BASELINE_BPS, PROBE_T
 
@@ -37,29 +37,6 @@ def parse_address(text: str) -> Address:
         raise UsageError(f"address {text!r}: cannot resolve {host!r}: {exc.strerror}") from None
     ip, number = infos[0][4][:2]
     return str(ip), int(number)
-
-
-class Reporter:
-    """Progress on stderr: a bar on a terminal, else a plain line at each call."""
-
-    def __init__(self, total: int) -> None:
-        self.bar: Progress | None = None
-        if sys.stderr.isatty():
-            self.bar = Progress(
-                "sent", BarColumn(), DownloadColumn(), TimeElapsedColumn(), transient=True
-            )
-            self.task = self.bar.add_task("sent", total=total)
-            self.bar.start()
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done)
-        else:
-            print(f"wwanlab wwp send: {done} of {total} octets acknowledged", file=sys.stderr)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def _config(bt: float, probe_t: float) -> WwpConfig:
@@ -110,16 +87,23 @@ def register(app: typer.Typer) -> None:
             data = file.read_bytes()
         except OSError as exc:
             raise UsageError(f"cannot read {file}: {exc.strerror}") from None
-        reporter = Reporter(len(data))
-        try:
-            outcome = asyncio.run(send(data, peer, _config(bt, probe_t), progress=reporter))
-        except WwpFailed as exc:
-            print(f"wwanlab wwp send: gave up: {exc}", file=sys.stderr)
-            raise typer.Exit(1) from None
-        except OSError as exc:
-            raise UsageError(f"cannot send to {address}: {exc.strerror or exc}") from None
-        finally:
-            reporter.close()
+        with track("wwp send: octets acknowledged", len(data)) as advance:
+            acknowledged = 0
+
+            def progress(done: int, total: int) -> None:
+                nonlocal acknowledged
+                advance(done - acknowledged)
+                acknowledged = done
+
+            try:
+                outcome = asyncio.run(send(data, peer, _config(bt, probe_t), progress=progress))
+            except WwpUnreachable as exc:
+                raise UsageError(f"no WWP receiver at {address}: {exc}") from None
+            except WwpFailed as exc:
+                print(f"wwanlab wwp send: gave up: {exc}", file=sys.stderr)
+                raise typer.Exit(1) from None
+            except OSError as exc:
+                raise UsageError(f"cannot send to {address}: {exc.strerror or exc}") from None
         _report("sent", outcome, json)
 
     @wwp.command("receive")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -17,8 +17,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 PLAIN_INTERVAL = 5.0
 """Seconds between two plain progress lines (work shorter than this prints none)."""
 
-Advance = Callable[[], None]
-"""Called once per finished unit of work."""
+
+class Advance(Protocol):
+    """Called once per finished unit of work, or with the number of units finished."""
+
+    def __call__(self, units: int = 1) -> None: ...
 
 
 @contextmanager
@@ -47,7 +50,7 @@ def track(
             yield advance
 
 
-def _nothing() -> None:
+def _nothing(units: int = 1) -> None:
     """Advance nothing: progress reporting is off."""
 
 
@@ -63,7 +66,11 @@ def _bar(description: str, total: int, out: TextIO) -> Iterator[Advance]:
     )
     with bar:
         task = bar.add_task(description, total=total)
-        yield lambda: bar.advance(task)
+
+        def advance(units: int = 1) -> None:
+            bar.advance(task, units)
+
+        yield advance
 
 
 @contextmanager
@@ -86,9 +93,9 @@ def _plain_lines(description: str, total: int, out: TextIO, interval: float) -> 
         while not stop.wait(interval):
             line("")
 
-    def advance() -> None:
+    def advance(units: int = 1) -> None:
         nonlocal done
-        done += 1
+        done += units
 
     timer = threading.Thread(target=report, name="wwanlab-progress", daemon=True)
     timer.start()

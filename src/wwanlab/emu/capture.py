@@ -8,10 +8,12 @@ downlink packets as they leave it) and ``PREFIX-outer.pcap`` the outer side.
 ``--log FILE`` writes a CSV with one row per packet once its fate is known: its
 direction, IP size, arrival (read), the delivery time the link model scheduled, the
 actual departure (write), or the drop reason instead of the last two. Times are Unix
-seconds to the microsecond, so rows line up with the pcaps.
+seconds to the microsecond, so rows line up with the pcaps. ``read_log`` reads it back
+(for ``--plot`` and ``wwanlab energy``).
 """
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -94,3 +96,46 @@ class PacketLog:
 
     def close(self) -> None:
         self._file.close()
+
+
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    """One packet of a log: ``departure``/``scheduled`` are None for a drop."""
+
+    direction: str
+    size: int
+    arrival: float
+    scheduled: float | None
+    departure: float | None
+    drop: str
+
+
+def read_log(path: Path) -> list[LogRow]:
+    """The rows of an emulator log; a file that is not one is a ``UsageError``."""
+    try:
+        with open(path, newline="") as file:
+            reader = csv.reader(file)
+            header = next(reader, None)
+            if header is None or tuple(header) != LOG_COLUMNS:
+                raise UsageError(f"{str(path)!r} is not an emulator log (header {header})")
+            return [_row(path, n, fields) for n, fields in enumerate(reader, start=2)]
+    except OSError as exc:
+        raise UsageError(f"cannot read log {str(path)!r}: {exc.strerror}") from None
+
+
+def _row(path: Path, line: int, fields: list[str]) -> LogRow:
+    try:
+        direction, size, arrival, scheduled, departure, drop = fields
+        row = LogRow(
+            direction,
+            int(size),
+            float(arrival),
+            float(scheduled) if scheduled else None,
+            float(departure) if departure else None,
+            drop,
+        )
+    except ValueError:
+        raise UsageError(f"{str(path)!r} line {line}: not a log row: {fields}") from None
+    if direction not in ENDS or (row.departure is None) == (not drop):
+        raise UsageError(f"{str(path)!r} line {line}: not a log row: {fields}")
+    return row

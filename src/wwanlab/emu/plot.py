@@ -6,59 +6,14 @@ over ``window`` seconds, and each packet's added delay at the time it left, with
 drops marked where they happened.
 """
 
-import csv
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 from wwanlab.core.errors import UsageError
-from wwanlab.emu.capture import LOG_COLUMNS
+from wwanlab.emu.capture import read_log
 
 WINDOW = 0.5  # s: averaging window of the throughput curves
 DIRECTION_COLOURS = {"down": "tab:blue", "up": "tab:orange"}
-
-
-@dataclass(frozen=True, slots=True)
-class LogRow:
-    """One packet of a log: ``departure``/``scheduled`` are None for a drop."""
-
-    direction: str
-    size: int
-    arrival: float
-    scheduled: float | None
-    departure: float | None
-    drop: str
-
-
-def read_log(path: Path) -> list[LogRow]:
-    """The rows of an emulator log; a file that is not one is a ``UsageError``."""
-    try:
-        with open(path, newline="") as file:
-            reader = csv.reader(file)
-            header = next(reader, None)
-            if header is None or tuple(header) != LOG_COLUMNS:
-                raise UsageError(f"{str(path)!r} is not an emulator log (header {header})")
-            return [_row(path, n, fields) for n, fields in enumerate(reader, start=2)]
-    except OSError as exc:
-        raise UsageError(f"cannot read log {str(path)!r}: {exc.strerror}") from None
-
-
-def _row(path: Path, line: int, fields: list[str]) -> LogRow:
-    try:
-        direction, size, arrival, scheduled, departure, drop = fields
-        row = LogRow(
-            direction,
-            int(size),
-            float(arrival),
-            float(scheduled) if scheduled else None,
-            float(departure) if departure else None,
-            drop,
-        )
-    except ValueError:
-        raise UsageError(f"{str(path)!r} line {line}: not a log row: {fields}") from None
-    if direction not in DIRECTION_COLOURS or (row.departure is None) == (not drop):
-        raise UsageError(f"{str(path)!r} line {line}: not a log row: {fields}")
-    return row
 
 
 def plot_log(log: Path, out: Path, *, window: float = WINDOW) -> Path:

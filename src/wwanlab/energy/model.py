@@ -8,10 +8,13 @@ section 2)::
     IDLE --packet--> PROMOTION (fixed time) --> TX / RX while packets are on the air
     TX/RX --last bit--> TAIL_1 --t1--> TAIL_2 --t2--> ... --> IDLE
 
-A packet the mobile sends occupies the radio for its serialization at the uplink
-rate from when it is sent; one it receives, for its serialization at the downlink rate
-up to when it arrives. Overlapping transmit and receive count as
-transmit. A gap between packets shorter than the tails keeps the radio in the tail
+A packet occupies the radio for its airtime (``Airtime``: its serialization on the
+link's line, or the radio's service time). One the mobile sends goes on the air when it
+is sent or, if the radio is still sending an earlier one, when that one is done (the
+mobile's own queue); one it receives is on the air up to when it arrives or, if the
+next one arrives right behind it, up to when that one began. So every packet is charged
+its whole airtime, however the trace bunches them. Overlapping transmit and receive
+count as transmit. A gap between packets shorter than the tails keeps the radio in the tail
 state it has reached; a longer one ends in IDLE, and the next packet pays a promotion
 again (its energy is charged; the trace, recorded without it, is not delayed). After
 the last packet the tails run out in full: that energy belongs to the transfer. Each
@@ -19,11 +22,15 @@ model's numbers carry their source in ``sources``; values no published study gav
 are marked "assumed".
 """
 
+import functools
 import itertools
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from wwanlab.core.errors import UsageError
+from wwanlab.link.presets import GPRS_REFERENCE_PACKET
+from wwanlab.link.rate import Rate, ServiceTime
 
 MEGABYTE = 1 << 20  # octets; paper 004's "5 MBytes" are 5,242,880 octets
 
@@ -58,6 +65,47 @@ class EnergyReport:
     def per_megabyte(self, delivered: int) -> float:
         return self.joules / (delivered / MEGABYTE)
 
+    def to_json(self, delivered: int | None = None) -> dict[str, object]:
+        """Joules, J/MB of ``delivered`` octets (None without), seconds and joules per state."""
+        return {
+            "joules": self.joules,
+            "j_per_mb": self.per_megabyte(delivered) if delivered else None,
+            "seconds": self.seconds,
+            "joules_by_state": self.by_state,
+        }
+
+
+Airtime = Callable[[str, int], float]
+"""Seconds a packet is on the air: (``"tx"`` or ``"rx"``, IP octets) -> seconds."""
+
+
+def at_rates(up_bps: float, down_bps: float) -> Airtime:
+    """Airtime of IP octets at ``up_bps`` sending and ``down_bps`` receiving."""
+    if not (up_bps > 0 and down_bps > 0):
+        raise UsageError("radio rates must be positive")
+    return lambda way, size: size * 8 / (up_bps if way == "tx" else down_bps)
+
+
+def on_line(up: Iterable[object], down: Iterable[object]) -> Airtime:
+    """Airtime on a link's uplink and downlink stages: serialization with framing on a
+    ``Rate``; on a ``ServiceTime`` (the GPRS radio) the packet's share of the mean service
+    time of the presets' reference packet, i.e. its size at the radio's rate (an ACK
+    does not hold the radio as long as a full segment; the rest of the service time is
+    waiting for the cell's scheduler)."""
+    stages = {"tx": list(up), "rx": list(down)}
+
+    @functools.cache
+    def airtime(way: str, size: int) -> float:
+        busy = 0.0
+        for stage in stages[way]:
+            if isinstance(stage, Rate):
+                busy += stage.serialization(size)
+            elif isinstance(stage, ServiceTime):
+                busy += stage.service.mean * size / GPRS_REFERENCE_PACKET
+        return busy
+
+    return airtime
+
 
 Interval = tuple[float, float]
 
@@ -73,39 +121,56 @@ def _union(intervals: Iterable[Interval]) -> list[Interval]:
 
 
 def _minus(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
-    """The parts of the disjoint sorted intervals ``a`` outside those of ``b``."""
+    """The parts of the disjoint sorted intervals ``a`` outside the disjoint sorted ``b``
+    (one sweep over both)."""
     out: list[Interval] = []
+    j = 0
     for lo, hi in a:
-        cut = lo
-        for blo, bhi in b:
-            if bhi <= cut or blo >= hi:
-                continue
-            if blo > cut:
-                out.append((cut, blo))
-            cut = max(cut, bhi)
+        while j < len(b) and b[j][1] <= lo:
+            j += 1
+        cut, k = lo, j
+        while k < len(b) and b[k][0] < hi:
+            if b[k][0] > cut:
+                out.append((cut, b[k][0]))
+            cut = max(cut, b[k][1])
+            k += 1
         if cut < hi:
             out.append((cut, hi))
     return out
 
 
-def account(
-    packets: Iterable[tuple[float, str, int]],
-    model: RadioModel,
-    *,
-    up_bps: float,
-    down_bps: float,
-) -> EnergyReport:
-    """Charge ``(time, "tx"|"rx", IP octets)`` packets to ``model``'s states."""
-    if up_bps <= 0 or down_bps <= 0:
-        raise UsageError("radio rates must be positive")
-    tx, rx = [], []
+def _on_air(
+    packets: Iterable[tuple[float, str, int]], airtime: Airtime
+) -> tuple[list[Interval], list[Interval]]:
+    """Each packet's time on the air: sends queue behind each other from when they are
+    sent, receptions end when they arrive or when the next one began (module docstring)."""
+    sent: list[tuple[float, int]] = []
+    received: list[tuple[float, int]] = []
     for t, way, size in packets:
         if way == "tx":
-            tx.append((t, t + size * 8 / up_bps))
+            sent.append((t, size))
         elif way == "rx":
-            rx.append((t - size * 8 / down_bps, t))
+            received.append((t, size))
         else:
             raise ValueError(f"packet direction {way!r} is neither 'tx' nor 'rx'")
+    tx, free = [], -math.inf
+    for t, size in sorted(sent):
+        start = max(t, free)
+        free = start + airtime("tx", size)
+        tx.append((start, free))
+    rx, next_start = [], math.inf
+    for t, size in sorted(received, reverse=True):
+        end = min(t, next_start)
+        next_start = end - airtime("rx", size)
+        rx.append((next_start, end))
+    return tx, rx
+
+
+def account(
+    packets: Iterable[tuple[float, str, int]], model: RadioModel, airtime: Airtime
+) -> EnergyReport:
+    """Charge ``(time, "tx"|"rx", IP octets)`` packets to ``model``'s states."""
+    tx, rx = _on_air(packets, airtime)
     tx_on = _union(tx)
     rx_on = _minus(_union(rx), tx_on)
     seconds = {"tx": 0.0, "rx": 0.0, "promotion": 0.0, "idle": 0.0}
@@ -160,7 +225,7 @@ GPRS = RadioModel(
 )
 
 UMTS = RadioModel(
-    name="3g",
+    name="umts",
     tx_w=0.8,
     rx_w=0.8,
     idle_w=0.0,

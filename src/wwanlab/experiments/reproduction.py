@@ -16,9 +16,10 @@ from __future__ import annotations
 import importlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.runner import run_scenario
@@ -84,6 +85,8 @@ class ReproductionResult:
     claims: Sequence[Claim]
     page: ReportPage
     tables: Sequence[str] = field(default_factory=list)  # results tables written
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+    """Headline measurements beyond the claims (JSON-able), for ``reproduce --json``."""
 
     @property
     def held(self) -> int:

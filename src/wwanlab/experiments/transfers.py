@@ -21,6 +21,9 @@ teardown, and goodput = file size / that time.
   once, before the Result; the ConnectReply, sent at once, acknowledges the Connect
   implicitly. The transfer ends when the Disconnect (class 0, unacknowledged) has left the client's
   serial line.
+A ``RadioLog`` on the client records its own packets for the energy model
+(``Transfer.radio``).
+
 - ``http_transfer``: HTTP/1.0 GET over the sans-IO TCP (``HttpClient``/``HttpOrigin``):
   handshake, request, response, the server's FIN, the client's FIN. It ends when the
   client's connection has both FINs sent and acknowledged (``TcpStats.closed_at``).
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wwanlab.core.events import Event
+from wwanlab.energy import RadioLog
 from wwanlab.link.base import Direction, Drop
 from wwanlab.link.presets import SERIAL_MTU, get_preset
 from wwanlab.link.rate import Rate
@@ -118,6 +122,8 @@ class Transfer:
     established: float = math.nan  # s: TCP handshake done at the client (HTTP only)
     response_at: float = math.nan  # s: the body's last octet reached the client (HTTP only)
     trace: list[Packet] = field(default_factory=list, repr=False)
+    radio: list[tuple[float, str, int]] = field(default_factory=list, repr=False)
+    """The client's own packets: (time, "tx" or "rx", IP octets), for ``wwanlab.energy``."""
 
     @property
     def goodput_bps(self) -> float:
@@ -173,6 +179,8 @@ class Testbed:
         self.serial.ba.tx_taps.append(self._tap("down"))
         self.client.taps.append(self._arrived_at(self.client.address_bytes))
         self.server.taps.append(self._arrived_at(self.server.address_bytes))
+        self.radio = RadioLog(CLIENT_IP)
+        self.client.taps.append(self.radio.tap)
 
     def _hook(self, packet: bytes, channel: Channel | None, now: float) -> HookResult:
         """NISTNet: scripted drops, after the serial line up and before it down."""
@@ -232,6 +240,7 @@ class Testbed:
             + PPP_OVERHEAD * down.delivered_packets
         )
         transfer.trace = self.trace
+        transfer.radio = self.radio.packets
 
 
 def _key(packet: bytes) -> bytes:

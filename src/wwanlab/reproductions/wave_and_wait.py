@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wwanlab.energy import account, get_model
+from wwanlab.energy import energy_columns, on_line
 from wwanlab.experiments.bulk import Bulk, LinkFactory, tcp_bulk, wwp_bulk
 from wwanlab.experiments.reproduction import (
     Claim,
@@ -45,9 +45,11 @@ from wwanlab.transports.wwp import WwpConfig
 from wwanlab.transports.wwp.config import (
     CLEAR_RTT,
     LOADED_RTT,
+    MAX_RETRIES,
     PROBE_T,
     RTT_FLOOR,
     SEND_T_SLACK,
+    SETUP_RETRIES,
 )
 from wwanlab.transports.wwp.segment import HEADER
 
@@ -67,7 +69,7 @@ LABELS = {"wwp": "WWP", "tcp-reno": "TCP Reno"}
 REPETITIONS = 20
 QUICK_REPETITIONS = 3
 SEED = 2000  # the paper's year
-RADIOS = ("gprs", "3g")
+RADIOS = ("gprs", "umts")  # wwanlab.energy models
 
 # Paper 004 Table 1 (10 s phases): (time ran s, total bytes, goodput B/s) per drop rate.
 PAPER_TABLE1: dict[tuple[str, float], tuple[float, int, float]] = {
@@ -127,14 +129,17 @@ ASSUMPTIONS = [
     "doubling per unanswered retry; probe rule: both RTTs within "
     f"{CLEAR_RTT:g}x and jitter within 1x the base RTT (the smallest seen, at least "
     f"{RTT_FLOOR * 1000:g} ms) -> level 3; within {LOADED_RTT:g}x -> one level down, at "
-    "least 1; else 0 (pause, probe again).",
+    f"least 1; else 0 (pause, probe again). The sender gives up a set-up after "
+    f"{SETUP_RETRIES} unanswered CONNs resent and a transfer after {MAX_RETRIES} unanswered "
+    "timer expiries in a row.",
     "TCP Reno (RFC 5681) of the project's sans-IO TCP with its RFC defaults: MSS 1460, "
     "initial window 3 segments, RTO 1 s minimum (RFC 6298), delayed ACKs, Nagle, "
     "receive window 65535, no SACK and no timestamps.",
     "Energy (ours; the paper argues it from bytes and time): the mobile's radio log "
     "charged to a GPRS and a 3G radio state machine (wwanlab.energy: transmit, receive, "
-    "promotion, tails; sources per value), the radio sending and receiving at the link's "
-    "rate. Joules per MB use MB = 1048576 octets (the paper's).",
+    "promotion, tails; sources per value), each packet on the air for its time on the "
+    "link's line (serialization with Ethernet framing), sends queued behind each other. "
+    "Joules per MB use MB = 1048576 octets (the paper's).",
     "95% Student t intervals of the mean over the repetitions; a ratio's interval by the "
     "delta method from the two means' standard errors.",
 ]
@@ -164,29 +169,25 @@ def upload(protocol: str, drop: float, phase: str, seed: int, recorder: Any = No
     raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
 
 
-def energy_columns(result: Bulk) -> dict[str, float]:
-    """Joules and joules per MB under each radio model."""
-    trace = [(s.time, s.way, s.size) for s in result.radio]
-    out: dict[str, float] = {}
-    for name in RADIOS:
-        report = account(trace, get_model(name), up_bps=VDELDROP_BPS, down_bps=VDELDROP_BPS)
-        key = name.replace("3g", "umts")
-        out[f"joules_{key}"] = report.joules
-        out[f"j_per_mb_{key}"] = report.per_megabyte(SIZE) if result.complete else math.nan
-    return out
+def energy(result: Bulk, drop: float, phase: str) -> dict[str, float]:
+    """Joules and joules per MB under each radio model, each packet on the air for its
+    time on the link's line."""
+    up, down = link_factory(drop, phase)()
+    return energy_columns(
+        ((s.time, s.way, s.size) for s in result.radio),
+        on_line(up.stages, down.stages),
+        SIZE if result.complete else None,
+        RADIOS,
+    )
 
 
 @experiment_kind(KIND)
 def run_one(params: dict[str, Any], seed: int) -> list[Row]:
     """One upload; parameters ``stack.protocol``, ``link.overrides.loss`` (the On-phase
     drop rate) and ``link.phase`` (``10`` or ``4-10``)."""
-    result = upload(
-        str(params["stack.protocol"]),
-        float(params["link.overrides.loss"]),
-        str(params["link.phase"]),
-        seed,
-    )
-    return [{**result.row(), **energy_columns(result)}]
+    drop, phase = float(params["link.overrides.loss"]), str(params["link.phase"])
+    result = upload(str(params["stack.protocol"]), drop, phase, seed)
+    return [{**result.row(), **energy(result, drop, phase)}]
 
 
 def scenarios(quick: bool) -> list[Scenario]:

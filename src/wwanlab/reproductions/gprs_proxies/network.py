@@ -23,6 +23,7 @@ import random
 from dataclasses import dataclass, field
 
 from wwanlab.core.events import Event
+from wwanlab.energy import RadioLog
 from wwanlab.link.base import Direction
 from wwanlab.link.delay import HistogramDelay
 from wwanlab.link.gprs_cell import emergent_cell, histogram_of
@@ -151,8 +152,10 @@ def download(
     tcp: TcpConfig | None = None,
     rtt: bool = False,
     cell_seed: int = CELL_SEED,
+    radio_log: RadioLog | None = None,
 ) -> Download:
-    """Download the file over ``cell`` (one of ``CELLS``) with ``proxy`` at the SGSN."""
+    """Download the file over ``cell`` (one of ``CELLS``) with ``proxy`` at the SGSN;
+    ``radio_log`` (for ``MH_IP``), if given, records the mobile's own packets."""
     if cell not in CELLS:
         raise ValueError(f"unknown cell {cell!r} (known: {', '.join(CELLS)})")
     if proxy not in PROXIES:
@@ -181,6 +184,8 @@ def download(
     if agent is not None:
         ProxyDriver(sgsn, agent)
 
+    if radio_log is not None:
+        mh.taps.append(radio_log.tap)
     meter = RttMeter() if rtt else None
     if meter is not None:
         fh.taps.append(meter.tap)

@@ -21,6 +21,9 @@ RTT_FLOOR = 0.010  # assumed: s; a 10 ms clock tick, as the x-kernel hosts' (HZ=
 CLEAR_RTT = 2.0  # assumed: probe RTTs within 2 x the base RTT are clear
 LOADED_RTT = 4.0  # assumed: within 4 x the base RTT, loaded; beyond it, pause
 MAX_RETRIES = 64  # assumed: consecutive unanswered timer expiries before giving up
+SETUP_RETRIES = 19  # assumed: unanswered CONNs resent before giving up: 127.75 s after
+# the first CONN at PROBE_T 0.25 s, as Linux's TCP gives up a connect after 127 s (six SYN
+# retries, RTO 1 s doubling); over UDP a closed port is reported at once by ICMP
 WINDOW = 255  # segments from cum on the receiver buffers (the N-S_ACK list's bound)
 
 
@@ -37,6 +40,7 @@ class WwpConfig:
     send_t_slack: float = SEND_T_SLACK
     rtt_floor: float = RTT_FLOOR
     max_retries: int = MAX_RETRIES
+    setup_retries: int = SETUP_RETRIES
 
     def __post_init__(self) -> None:
         if not 1 <= self.payload_size < SEQ_LIMIT - HEADER:
@@ -49,8 +53,8 @@ class WwpConfig:
             raise UsageError(f"initial level {self.initial_level} outside 0..{self.levels}")
         if not (self.baseline_bps > 0 and self.probe_t > 0 and self.rtt_floor > 0):
             raise UsageError("baseline throughput, PROBE_T and the RTT floor must be positive")
-        if self.max_retries < 1:
-            raise UsageError("max retries must be at least 1")
+        if self.max_retries < 1 or self.setup_retries < 1:
+            raise UsageError("max retries and set-up retries must be at least 1")
 
     def wave_size(self, level: int) -> int:
         """W(i) = unit x i (paper 004 2.2); W(0) = 0."""

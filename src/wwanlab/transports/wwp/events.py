@@ -47,6 +47,8 @@ class Finished(WwpEvent):
 
 @dataclass(frozen=True, slots=True)
 class Failed(WwpEvent):
-    """The sender gave up: ``max_retries`` timer expiries in a row went unanswered."""
+    """The sender gave up: ``max_retries`` timer expiries in a row went unanswered, or
+    ``setup_retries`` CONNs (``setup``: no receiver ever answered)."""
 
     reason: str
+    setup: bool = False

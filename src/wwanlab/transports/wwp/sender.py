@@ -20,6 +20,7 @@ see ``TABLE``, which lists every pair)::
     IDLE        send()/close()     next wave                          -> WAVE|IDLE|CLOSING
     CLOSING     FIN_ACK            Finished                           -> DONE
                 TIMER (PROBE_T)    resend FIN                         -> CLOSING
+    CONNECTING  TIMER, retries > setup_retries Failed(setup)        -> FAILED
     any         TIMER, retries > max_retries   Failed                 -> FAILED
 
 "Next wave" sends the unacknowledged segments, then new ones, W(level) in all; with
@@ -153,9 +154,12 @@ class WwpSender:
             self._timer = None
             self.stats.timeouts += 1
             self.retries += 1
-            if self.retries > self.config.max_retries:
+            c = self.config
+            setup = self.state is S.CONNECTING
+            if self.retries > (min(c.max_retries, c.setup_retries) if setup else c.max_retries):
                 self.state = S.FAILED
-                self._events.append(Failed(f"{self.retries - 1} retries unanswered"))
+                what = "CONNs" if setup else "retries"
+                self._events.append(Failed(f"{self.retries - 1} {what} unanswered", setup))
                 return
             self._dispatch(In.TIMER, None, now)
 
