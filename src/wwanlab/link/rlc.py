@@ -209,9 +209,9 @@ def load_slot_trace(path: str | Path) -> SlotTrace:
                 settings[words[1]] = words[2]
             continue
         rows.append((number, line))
-    if not settings["slots"].isdigit():
-        raise UsageError(f"slot trace {name!r}: slots must be an integer")
-    slots = int(settings["slots"][:6])
+    if not settings["slots"].isdigit() or len(settings["slots"]) > 6:
+        raise UsageError(f"slot trace {name!r}: slots must be an integer up to {MAX_SLOTS}")
+    slots = int(settings["slots"])
     blocks: list[list[int]] = []
     for number, line in rows:
         if line.strip() == "-":
