@@ -13,6 +13,7 @@ from wwanlab.experiments.fec_arq import (
     PAPER_STATEMENTS,
     REPETITIONS,
     STREAM_KIND,
+    download_rows,
     download_run,
     download_scenario,
     latency_cells,
@@ -22,13 +23,14 @@ from wwanlab.experiments.fec_arq import (
     lowest_fec,
     normalize,
     optimum,
+    stream_rows,
     stream_run,
     stream_scenario,
 )
 from wwanlab.experiments.runner import run_scenario
 from wwanlab.experiments.scenario import Row, Scenario
 from wwanlab.experiments.summary import Summary
-from wwanlab.link.rlc import BLOCK_PERIOD, GilbertChannel
+from wwanlab.link.rlc import BLOCK_PERIOD, GilbertChannel, SlotTrace, load_slot_trace
 
 
 def small_download(seed: int = 1) -> Scenario:
@@ -166,3 +168,21 @@ def test_paper_statements_are_cited_and_distinct() -> None:
     by_key = {s.key: s for s in PAPER_STATEMENTS}
     assert by_key["reduction-0.9"].percent == 21.9
     assert by_key["arq-jitter"].seconds == (0.6, 3.0)
+
+
+def test_a_loaded_trace_replays_through_both_experiments(tmp_path: Path) -> None:
+    # A user's trace: 10 slots per CS-1 block, every other block loses two slots.
+    path = SlotTrace([[], [0, 1]], slots=10, coding="CS-1").save(tmp_path / "mine.trace")
+    trace = load_slot_trace(path)
+    rows = download_rows(trace, coding=trace.coding, size=100, fec_levels=[0, 20])
+    # FEC 0: 5 blocks (ceil(800 / 181)); blocks 1 and 3 fail at opportunities 1 and 3,
+    # are NACKed 1 + 18 opportunities later (120 ms at 6.67 ms) and resent at 20 and 22.
+    assert [(r["blocks"], r["transmissions"], r["resent_blocks"]) for r in rows] == [
+        (5, 7, 2),
+        (6, 6, 0),  # FEC 20%: 2 redundant slots recover every block; ceil(800 / 144.8)
+    ]
+    assert rows[0]["latency_s"] == 23 * BLOCK_PERIOD / 3
+    assert rows[0]["max_resend_delay_s"] == 19 * BLOCK_PERIOD / 3
+    assert rows[1]["latency_s"] == 6 * BLOCK_PERIOD / 3
+    stream = stream_rows(trace, seconds=0.02, fec_levels=[0, 10, 20])
+    assert [r["loss_percent"] for r in stream] == [100 / 3, 100 / 3, 0.0]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,9 +38,9 @@ from wwanlab.link.rlc import (
     DEFAULT_CODING,
     MEAN_BURST_SLOTS,
     PAPER_SLOT_ERRORS,
-    SLOTS_PER_BLOCK,
     TIMESLOTS,
     WINDOW_SIZE,
+    BlockSource,
     GilbertChannel,
     coding_scheme,
     data_blocks,
@@ -177,6 +177,7 @@ def _channel(params: Mapping[str, Any], seed: int) -> GilbertChannel:
         float(params["link.slot_error"]),
         random.Random(seed),
         mean_burst=float(params.get("link.mean_burst", MEAN_BURST_SLOTS)),
+        coding=str(params.get("link.coding", DEFAULT_CODING)),
     )
 
 
@@ -184,22 +185,23 @@ def _fec_levels(params: Mapping[str, Any], top: int) -> range:
     return range(0, top + 1, int(params.get("params.fec_step", 1)))
 
 
-@experiment_kind(
-    DOWNLOAD_KIND,
-    {**_COMMON, "workload.file_bytes": Parameter(int, minimum=1, maximum=100_000_000)},
-)
-def download_run(params: dict[str, Any], seed: int) -> list[Row]:
-    """One channel; a row per FEC level: the download's latency and ARQ counters."""
-    channel = _channel(params, seed)
-    coding = coding_scheme(str(params.get("link.coding", DEFAULT_CODING)))
-    timeslots = int(params.get("link.timeslots", TIMESLOTS))
-    size = int(params.get("workload.file_bytes", FILE_BYTES))
+def download_rows(
+    channel: BlockSource,
+    *,
+    coding: str = DEFAULT_CODING,
+    timeslots: int = TIMESLOTS,
+    size: int = FILE_BYTES,
+    fec_levels: Iterable[int] = range(LATENCY_FEC_MAX + 1),
+) -> list[Row]:
+    """A row per FEC level: the RLC download of ``size`` octets over ``channel`` (a
+    synthesized channel or a loaded ``SlotTrace``), its latency and ARQ counters."""
+    scheme = coding_scheme(coding)
     opportunity = BLOCK_PERIOD / timeslots
     feedback = math.ceil(ARQ_ROUND_TRIP / opportunity - 1e-9)
     rows: list[Row] = []
-    for fec in _fec_levels(params, LATENCY_FEC_MAX):
-        r = redundant_slots(fec)
-        blocks = data_blocks(size, coding, r, SLOTS_PER_BLOCK)
+    for fec in fec_levels:
+        r = redundant_slots(fec, channel.slots)
+        blocks = data_blocks(size, scheme, r, channel.slots)
         result = rlc_download(
             channel, blocks, r, feedback=feedback, window=WINDOW_SIZE, limit=LIMIT_FACTOR * blocks
         )
@@ -213,26 +215,57 @@ def download_run(params: dict[str, Any], seed: int) -> list[Row]:
                 "block_error": 1 - blocks / result.transmissions if result.complete else None,
                 "resent_blocks": result.resent,
                 "max_resend_delay_s": result.max_resend_delay * opportunity,
-                "rate_bps": effective_rate(coding, fec, timeslots=timeslots),
+                "rate_bps": effective_rate(scheme, fec, timeslots=timeslots, slots=channel.slots),
             }
         )
     return rows
 
 
-@experiment_kind(STREAM_KIND, _COMMON)
-def stream_run(params: dict[str, Any], seed: int) -> list[Row]:
-    """One channel; a row per FEC level: the share of blocks lost without ARQ."""
-    channel = _channel(params, seed)
-    timeslots = int(params.get("link.timeslots", TIMESLOTS))
-    blocks = round(STREAM_SECONDS / BLOCK_PERIOD * timeslots)
+def stream_rows(
+    channel: BlockSource,
+    *,
+    timeslots: int = TIMESLOTS,
+    seconds: float = STREAM_SECONDS,
+    fec_levels: Iterable[int] = range(STREAM_FEC_MAX + 1),
+) -> list[Row]:
+    """A row per FEC level: the share of blocks lost over ``channel`` without ARQ when
+    every opportunity of ``seconds`` carries data."""
+    blocks = max(1, round(seconds / BLOCK_PERIOD * timeslots))
     return [
         {
             "fec_percent": fec,
             "blocks": blocks,
-            "loss_percent": 100 * stream_loss(channel, blocks, redundant_slots(fec)) / blocks,
+            "loss_percent": 100
+            * stream_loss(channel, blocks, redundant_slots(fec, channel.slots))
+            / blocks,
         }
-        for fec in _fec_levels(params, STREAM_FEC_MAX)
+        for fec in fec_levels
     ]
+
+
+@experiment_kind(
+    DOWNLOAD_KIND,
+    {**_COMMON, "workload.file_bytes": Parameter(int, minimum=1, maximum=100_000_000)},
+)
+def download_run(params: dict[str, Any], seed: int) -> list[Row]:
+    """One synthesized channel (seeded) under every FEC level of Figure 6."""
+    return download_rows(
+        _channel(params, seed),
+        coding=str(params.get("link.coding", DEFAULT_CODING)),
+        timeslots=int(params.get("link.timeslots", TIMESLOTS)),
+        size=int(params.get("workload.file_bytes", FILE_BYTES)),
+        fec_levels=_fec_levels(params, LATENCY_FEC_MAX),
+    )
+
+
+@experiment_kind(STREAM_KIND, _COMMON)
+def stream_run(params: dict[str, Any], seed: int) -> list[Row]:
+    """One synthesized channel (seeded) under every FEC level of Figure 7."""
+    return stream_rows(
+        _channel(params, seed),
+        timeslots=int(params.get("link.timeslots", TIMESLOTS)),
+        fec_levels=_fec_levels(params, STREAM_FEC_MAX),
+    )
 
 
 def _scenario(kind: str, figure: int, quick: bool) -> Scenario:

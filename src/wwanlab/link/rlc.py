@@ -246,12 +246,14 @@ class GilbertChannel:
         *,
         mean_burst: float = MEAN_BURST_SLOTS,
         slots: int = SLOTS_PER_BLOCK,
+        coding: str = DEFAULT_CODING,
     ) -> None:
         self.slot_error = checks.probability("slot_error", slot_error)
         if self.slot_error == 1.0:
             raise UsageError("slot_error must be below 1")
         self.mean_burst = checks.positive("mean_burst", mean_burst)
         self.slots = checks.count("slots", slots, minimum=1)
+        self.coding = coding_scheme(coding).name  # what the slots carry: labels the trace
         self.r = 1 / self.mean_burst
         self.p = self.r * self.slot_error / (1 - self.slot_error)
         if self.r > 1 or self.p > 1:
@@ -266,10 +268,15 @@ class GilbertChannel:
 
     @classmethod
     def independent(
-        cls, slot_error: float, rng: random.Random, *, slots: int = SLOTS_PER_BLOCK
+        cls,
+        slot_error: float,
+        rng: random.Random,
+        *,
+        slots: int = SLOTS_PER_BLOCK,
+        coding: str = DEFAULT_CODING,
     ) -> GilbertChannel:
         """Independent slot errors: the chain with ``p + r = 1``."""
-        return cls(slot_error, rng, mean_burst=1 / (1 - slot_error), slots=slots)
+        return cls(slot_error, rng, mean_burst=1 / (1 - slot_error), slots=slots, coding=coding)
 
     def _run(self, leave: float) -> int:
         """A geometric run length (>= 1) of a state left with probability ``leave``."""
@@ -305,12 +312,12 @@ class GilbertChannel:
         """The channel's first ``blocks`` blocks as a trace (to save or replay)."""
         checks.count("blocks", blocks, minimum=1)
         self._extend(blocks - 1)
-        return SlotTrace(self._blocks[:blocks], slots=self.slots)
+        return SlotTrace(self._blocks[:blocks], slots=self.slots, coding=self.coding)
 
     def __repr__(self) -> str:
         return (
             f"GilbertChannel(slot_error={self.slot_error}, mean_burst={self.mean_burst}, "
-            f"slots={self.slots})"
+            f"slots={self.slots}, coding={self.coding!r})"
         )
 
 
