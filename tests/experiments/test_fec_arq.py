@@ -28,7 +28,7 @@ from wwanlab.experiments.fec_arq import (
     stream_scenario,
 )
 from wwanlab.experiments.runner import run_scenario
-from wwanlab.experiments.scenario import Row, Scenario
+from wwanlab.experiments.scenario import Row, Scenario, load_scenario
 from wwanlab.experiments.summary import Summary
 from wwanlab.link.rlc import BLOCK_PERIOD, GilbertChannel, SlotTrace, load_slot_trace
 
@@ -186,3 +186,30 @@ def test_a_loaded_trace_replays_through_both_experiments(tmp_path: Path) -> None
     assert rows[1]["latency_s"] == 6 * BLOCK_PERIOD / 3
     stream = stream_rows(trace, seconds=0.02, fec_levels=[0, 10, 20])
     assert [r["loss_percent"] for r in stream] == [100 / 3, 100 / 3, 0.0]
+
+
+def test_a_scenario_file_replays_a_trace_from_a_block_drawn_per_run(tmp_path: Path) -> None:
+    trace = GilbertChannel(0.009, random.Random(3), coding="CS-1").trace(400)
+    path = trace.save(tmp_path / "cell.trace")
+    scenario_file = tmp_path / "mine.toml"
+    scenario_file.write_text(
+        f'name = "mine"\nkind = "{STREAM_KIND}"\nrepetitions = 3\nseed = 5\n'
+        f'[link]\ntrace = "{path}"\n[params]\nfec_step = 10\n'
+    )
+    rows = run_scenario(load_scenario(scenario_file), jobs=1)
+    assert len(rows) == 3 * 4  # FEC 0, 10, 20, 30
+    # Each run starts at its own block of the looping trace: 9000 blocks = 22.5 loops of
+    # 400, so the loss differs from run to run only through the partial loop.
+    zero = [r["loss_percent"] for r in rows if r["fec_percent"] == 0]
+    assert len(set(zero)) > 1
+    assert all(abs(z - 100 * trace.block_error(0)) < 2 for z in zero)
+    download = download_run({"link.trace": str(path), "params.fec_step": 40}, 1)
+    assert download[0]["blocks"] == 4420  # CS-1, the trace's: ceil(800000 / 181)
+    assert download[0]["rate_bps"] == 9_050 * 3
+
+
+def test_a_run_needs_exactly_one_channel() -> None:
+    with pytest.raises(UsageError, match=r"exactly one of link\.slot_error and link\.trace"):
+        stream_run({}, 1)
+    with pytest.raises(UsageError, match="exactly one"):
+        stream_run({"link.slot_error": 0.01, "link.trace": "x"}, 1)

@@ -30,11 +30,13 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from wwanlab.core.errors import UsageError
 from wwanlab.experiments.scenario import Parameter, Row, Scenario, experiment_kind
 from wwanlab.experiments.summary import Summary, relative_gain, summarize
 from wwanlab.link.rlc import (
     ARQ_ROUND_TRIP,
     BLOCK_PERIOD,
+    CODING_SCHEMES,
     DEFAULT_CODING,
     MEAN_BURST_SLOTS,
     PAPER_SLOT_ERRORS,
@@ -45,6 +47,7 @@ from wwanlab.link.rlc import (
     coding_scheme,
     data_blocks,
     effective_rate,
+    load_slot_trace,
     redundant_slots,
     rlc_download,
     stream_loss,
@@ -164,18 +167,27 @@ PAPER_STATEMENTS = (
 )
 
 _COMMON = {
-    "link.slot_error": Parameter(float, required=True, minimum=0.0, maximum=0.5),
+    "link.slot_error": Parameter(float, minimum=0.0, maximum=0.5),
+    "link.trace": Parameter(str),
     "link.mean_burst": Parameter(float, minimum=1.0),
-    "link.coding": Parameter(str, choices=("CS-1", "CS-2", "CS-3", "CS-4")),
+    "link.coding": Parameter(str, choices=tuple(CODING_SCHEMES)),
     "link.timeslots": Parameter(int, minimum=1, maximum=8),
     "params.fec_step": Parameter(int, minimum=1, maximum=10),
 }
 
 
-def _channel(params: Mapping[str, Any], seed: int) -> GilbertChannel:
+def _channel(params: Mapping[str, Any], seed: int) -> BlockSource:
+    """A synthesized channel of ``link.slot_error``, or the slot trace file
+    ``link.trace`` read from a block drawn from ``seed`` (so repetitions differ)."""
+    rng = random.Random(seed)
+    if ("link.trace" in params) == ("link.slot_error" in params):
+        raise UsageError("give exactly one of link.slot_error and link.trace")
+    if "link.trace" in params:
+        trace = load_slot_trace(str(params["link.trace"]))
+        return trace.rotated(rng.randrange(len(trace)))
     return GilbertChannel(
         float(params["link.slot_error"]),
-        random.Random(seed),
+        rng,
         mean_burst=float(params.get("link.mean_burst", MEAN_BURST_SLOTS)),
         coding=str(params.get("link.coding", DEFAULT_CODING)),
     )
@@ -188,14 +200,15 @@ def _fec_levels(params: Mapping[str, Any], top: int) -> range:
 def download_rows(
     channel: BlockSource,
     *,
-    coding: str = DEFAULT_CODING,
+    coding: str | None = None,
     timeslots: int = TIMESLOTS,
     size: int = FILE_BYTES,
     fec_levels: Iterable[int] = range(LATENCY_FEC_MAX + 1),
 ) -> list[Row]:
     """A row per FEC level: the RLC download of ``size`` octets over ``channel`` (a
-    synthesized channel or a loaded ``SlotTrace``), its latency and ARQ counters."""
-    scheme = coding_scheme(coding)
+    synthesized channel or a loaded ``SlotTrace``), its latency and ARQ counters;
+    ``coding`` defaults to the channel's."""
+    scheme = coding_scheme(coding or channel.coding)
     opportunity = BLOCK_PERIOD / timeslots
     feedback = math.ceil(ARQ_ROUND_TRIP / opportunity - 1e-9)
     rows: list[Row] = []
@@ -248,10 +261,11 @@ def stream_rows(
     {**_COMMON, "workload.file_bytes": Parameter(int, minimum=1, maximum=100_000_000)},
 )
 def download_run(params: dict[str, Any], seed: int) -> list[Row]:
-    """One synthesized channel (seeded) under every FEC level of Figure 6."""
+    """One channel (seeded) under every FEC level of Figure 6."""
+    channel = _channel(params, seed)
     return download_rows(
-        _channel(params, seed),
-        coding=str(params.get("link.coding", DEFAULT_CODING)),
+        channel,
+        coding=str(params.get("link.coding", channel.coding)),
         timeslots=int(params.get("link.timeslots", TIMESLOTS)),
         size=int(params.get("workload.file_bytes", FILE_BYTES)),
         fec_levels=_fec_levels(params, LATENCY_FEC_MAX),
@@ -260,7 +274,7 @@ def download_run(params: dict[str, Any], seed: int) -> list[Row]:
 
 @experiment_kind(STREAM_KIND, _COMMON)
 def stream_run(params: dict[str, Any], seed: int) -> list[Row]:
-    """One synthesized channel (seeded) under every FEC level of Figure 7."""
+    """One channel (seeded) under every FEC level of Figure 7."""
     return stream_rows(
         _channel(params, seed),
         timeslots=int(params.get("link.timeslots", TIMESLOTS)),

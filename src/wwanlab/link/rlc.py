@@ -135,6 +135,7 @@ class BlockSource(Protocol):
     """A channel as a sequence of blocks, one per transmission opportunity."""
 
     slots: int
+    coding: str  # the coding scheme whose blocks the slots belong to
 
     def counts(self, n: int) -> list[int]:
         """How many slots are corrupted in each of the first ``n`` opportunities."""
@@ -170,6 +171,11 @@ class SlotTrace:
 
     def __len__(self) -> int:
         return len(self.blocks)
+
+    def rotated(self, start: int) -> SlotTrace:
+        """The same trace read from block ``start`` on (and looping to it)."""
+        k = start % len(self.blocks)
+        return SlotTrace(self.blocks[k:] + self.blocks[:k], slots=self.slots, coding=self.coding)
 
     def counts(self, n: int) -> list[int]:
         whole, part = divmod(n, len(self._counts))
@@ -235,8 +241,8 @@ class GilbertChannel:
     ``mean_burst``: the chain leaves bad with ``r = 1 / mean_burst`` per slot and
     enters it with ``p = r * slot_error / (1 - slot_error)``. It starts in its
     stationary distribution (so every prefix is unbiased), and is drawn run by run
-    (geometric run lengths) lazily, block by block, so the same seed always gives the same channel
-    however far it is read.
+    (geometric run lengths) lazily, block by block, so the same seed always gives the
+    same channel however far it is read.
     """
 
     def __init__(
@@ -282,7 +288,7 @@ class GilbertChannel:
         """A geometric run length (>= 1) of a state left with probability ``leave``."""
         if leave >= 1:
             return 1
-        if leave <= 0:
+        if leave <= 0:  # an error-free channel never leaves the good state
             return 1 << 62
         return 1 + int(math.log(1.0 - self._rng.random()) / math.log(1.0 - leave))
 
