@@ -403,7 +403,15 @@ def _error_label(error: float) -> str:
     return f"Error = {100 * error:.3g}%"
 
 
-def _plot(cells: Cells, path: Path | str, *, ylabel: str, title: str, bottom: float) -> Path:
+def _plot(
+    cells: Cells,
+    path: Path | str,
+    *,
+    ylabel: str,
+    title: str,
+    bottom: float,
+    top: float | None = None,
+) -> Path:
     fig = Figure(figsize=SIZE, dpi=DPI)
     ax = fig.add_subplot()
     for error in sorted({e for e, _ in cells}, reverse=True):
@@ -423,23 +431,25 @@ def _plot(cells: Cells, path: Path | str, *, ylabel: str, title: str, bottom: fl
         )
     ax.set_xlabel("FEC %")
     ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=bottom)
+    ax.set_ylim(bottom=bottom, top=top)
     ax.grid(True, alpha=0.3)
     ax.set_title(title)
     ax.legend(fontsize=7)
     return save(fig, path)
 
 
-def latency_plot(cells: Cells, path: Path | str) -> Path:
+def latency_plot(cells: Cells, path: Path | str, *, top: float | None = 2.0) -> Path:
     """Figure 6: normalized download latency against FEC %, a line per channel (points
-    only where every download completed; bars are 95% intervals)."""
+    only where every download completed; bars are 95% intervals). The y axis ends at
+    ``top``, 2 as the paper's does (None: fit every point)."""
     complete = {k: s for k, s in cells.items() if s.failed == 0}
     return _plot(
         complete,
         path,
         ylabel="normalized download latency",
         title="Dynamic link-layer FEC + ARQ: download latency (ours)",
-        bottom=0.9,
+        bottom=0.95,
+        top=top,
     )
 
 
