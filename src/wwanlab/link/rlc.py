@@ -360,13 +360,17 @@ def rlc_download(
     """
     checks.count("blocks", blocks, minimum=1)
     checks.count("window", window, minimum=1)
-    counts = channel.counts(limit)
+    horizon = min(limit, 2 * blocks)  # read the channel as far as needed, doubling
+    counts = channel.counts(horizon)
     acked = bytearray(blocks)
     first_sent = [0] * blocks
     nacked: deque[int] = deque()
     pending: deque[tuple[int, int, bool]] = deque()  # (due, bsn, recovered)
     va = next_new = received = transmissions = resent = worst = 0
     for i in range(limit):
+        if i == horizon:
+            horizon = min(limit, 2 * horizon)
+            counts = channel.counts(horizon)
         while pending and pending[0][0] <= i:
             _, bsn, ok = pending.popleft()
             if ok:
