@@ -21,6 +21,7 @@ from wwanlab.web.pages import (
     TABLE3,
     generate,
     load,
+    page_for,
     references,
     rewrite,
 )
@@ -449,3 +450,11 @@ def test_rewrite_renames_doubles_and_removes_keeping_the_rest():
         "http://h.example/t.js",
         "http://h.example/keep.gif",
     ]
+
+
+def test_page_for_a_site_or_a_path(tmp_path):
+    assert page_for("mail", 1) == page("mail", 1)
+    (tmp_path / "index.html").write_text("<p>hello</p>")
+    assert page_for(str(tmp_path)).main.body == b"<p>hello</p>"
+    with pytest.raises(UsageError, match="neither a site"):
+        page_for("no-such-site-or-file")

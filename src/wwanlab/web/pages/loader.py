@@ -271,3 +271,11 @@ def _kind(essence: str) -> str:
     if essence == "text/html":
         return "html"
     return "css" if essence == "text/css" else "js"
+
+
+ASSUMPTIONS = [
+    "A HAR entry saved without its text gets its content.size in bytes, made as generated "
+    "pages are (an image incompressible, text at the four sites' mean gzip ratio); https is "
+    "read as http; unsuccessful responses and non-http URLs are left out; entries the HTML "
+    "does not embed get a tag, embedded URLs without an entry lose theirs.",
+]

@@ -10,7 +10,8 @@ with room, so the sum is exact to the byte.
 The split into fixed and variable fidelity (Table 3) takes the largest objects for
 text, as pages of the period carried their bytes in HTML and scripts and their count
 in small images, then moves bytes between the two classes until the fixed share is
-exact, where room allows.
+exact, where room allows: everywhere but where Table 1's largest object alone exceeds
+the share (altavista, yahoo, amazon), which leaves it over by the difference.
 """
 
 import math
@@ -61,12 +62,13 @@ def shift(sizes: list[int], which: range | list[int], amount: int, floor: int, c
 
 def split(sizes: list[int], fixed_bytes: int, largest: int) -> list[bool]:
     """Which objects are fixed fidelity so that they hold ``fixed_bytes``: the largest
-    first while each brings the total nearer, then bytes moved between the classes
-    (changing ``sizes`` in place, the sum kept) as far as the bounds allow."""
+    first while each brings the total nearer (objects near the size floor excepted), then
+    bytes moved between the classes (changing ``sizes`` in place, the sum kept) as far as
+    the bounds allow."""
     fixed = [False] * len(sizes)
     gap = fixed_bytes
     for i in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
-        if sizes[i] < 2 * gap:
+        if 2 * MIN_OBJECT < sizes[i] < 2 * gap:  # nearer; the tiniest (spacers) stay images
             fixed[i] = True
             gap -= sizes[i]
     if not any(fixed):
