@@ -1,9 +1,10 @@
 """Object sizes for a page: exactly Table 1's count, sum and largest object, many small.
 
 Sizes follow a lognormal law, the usual model of web object sizes, with one shape
-``SIGMA`` for every site. The draw is stratified (one size per quantile band of the
-law, in random order), so a page of 67 objects has the law's shape and not a noisy
-sample of it. The median is then solved so that the sizes, kept within
+``SIGMA`` for every site. The sizes are the law's quantiles at the midpoints of equal
+bands of probability, in random order: a page of 67 objects has the law's shape and
+not a noisy sample of it, and every seed of a site has the same sizes on other objects,
+as every run of the paper downloaded one copy of each page (section 2.2). The median is then solved so that the sizes, kept within
 [``MIN_OBJECT``, largest], add up to the row's sum; rounding is repaired on objects
 with room, so the sum is exact to the byte.
 
@@ -32,7 +33,7 @@ def allocate(count: int, total: int, largest: int, rng: random.Random) -> list[i
     if count < 1 or not (others * MIN_OBJECT <= rest <= others * largest):
         raise ValueError(f"no {count} objects of at most {largest} bytes add up to {total}")
     normal = NormalDist()
-    quantiles = [normal.inv_cdf((i + rng.random()) / others) for i in range(others)]
+    quantiles = [normal.inv_cdf((i + 0.5) / others) for i in range(others)]
     rng.shuffle(quantiles)
 
     def sizes(mu: float) -> list[float]:
