@@ -4,9 +4,9 @@ Sizes follow a lognormal law, the usual model of web object sizes, with one shap
 ``SIGMA`` for every site. The sizes are the law's quantiles at the midpoints of equal
 bands of probability, in random order: a page of 67 objects has the law's shape and
 not a noisy sample of it, and every seed of a site has the same sizes on other objects,
-as every run of the paper downloaded one copy of each page (section 2.2). The median is then solved so that the sizes, kept within
-[``MIN_OBJECT``, largest], add up to the row's sum; rounding is repaired on objects
-with room, so the sum is exact to the byte.
+as every run of the paper downloaded one copy of each page (section 2.2). The median
+is solved so that the sizes, kept within [``MIN_OBJECT``, largest], add up to the row's
+sum; rounding is repaired on objects with room, so the sum is exact to the byte.
 
 The split into fixed and variable fidelity (Table 3) takes the largest objects for
 text, as pages of the period carried their bytes in HTML and scripts and their count
