@@ -20,7 +20,7 @@ import random
 from statistics import NormalDist
 
 # Lognormal shape, chosen once for all sites from the only distribution the paper states:
-# CNN has > 60% of its objects under 1 KB (4.1.2) and > 70% under 2 KB (3), on every seed.
+# CNN has > 60% of its objects under 1 KB (4.1.2) and > 70% under 2 KB (3).
 SIGMA = 2.2
 MIN_OBJECT = 64  # bytes: a 1x1 spacer GIF is 43; room for any image header and trailer
 BISECTION_STEPS = 100
