@@ -75,8 +75,8 @@ class Inbound:
             if seq in self.held:
                 continue
             last = self.nakked.get(seq)
-            if last is not None and now - last < self.config.nak_interval:
-                continue
+            if last is not None and last + self.config.nak_interval > now:
+                continue  # the same sum next_nak() arms the timer with, so it fires
             if ranges and sum(ranges[-1]) == seq and ranges[-1][1] < MAX_RANGE:
                 ranges[-1] = (ranges[-1][0], ranges[-1][1] + 1)
             elif len(ranges) < limit:
