@@ -37,15 +37,20 @@ NAK_INTERVAL = WWAN_MIN_RTT + (CREDIT + MAX_DATAGRAM) * 8 / GPRS_3PLUS1_DOWN_BPS
 RTO_MIN = 1.0  # RFC 6298 2.4: "RTO SHOULD be rounded up to 1 second"
 RTO_INITIAL = WWAN_MAX_RTT  # paper 003 section 3: WWAN round trips reach 3 s
 RTO_MAX = 2 * STALL_AFTER  # beyond this the keep-alives, not the tail probe, watch the link
+# Octets a receiver holds beyond a gap: the most the 16-bit credit field can say, 13 s
+# of the '3+1' downlink, so only a repair lost several times in a row stops the sender.
+BUFFER = MAX_CREDIT
 MAX_MESSAGE = 4 * 1024 * 1024  # assumed: octets; the largest web object or page bundle
 
 
 @dataclass(frozen=True)
 class UdpGprsConfig:
-    """One endpoint's parameters; ``credit`` is what this end grants its peer."""
+    """One endpoint's parameters. ``credit`` is the octets this end lets its peer have
+    in the network (sent, not yet arrived); ``buffer`` bounds what it holds past a gap."""
 
     max_datagram: int = MAX_DATAGRAM
     credit: int = CREDIT
+    buffer: int = BUFFER
     keepalive_interval: float = KEEPALIVE_INTERVAL
     stall_after: float = STALL_AFTER
     fail_after: float = FAIL_AFTER
@@ -60,8 +65,11 @@ class UdpGprsConfig:
             raise UsageError(
                 f"max datagram {self.max_datagram} outside {DATA_OVERHEAD + 1}..65507"
             )
-        if not self.max_datagram <= self.credit <= MAX_CREDIT:
-            raise UsageError(f"credit {self.credit} outside {self.max_datagram}..{MAX_CREDIT}")
+        if not self.max_datagram <= self.credit <= self.buffer <= MAX_CREDIT:
+            raise UsageError(
+                f"need max datagram <= credit <= buffer <= {MAX_CREDIT}, got "
+                f"{self.max_datagram}, {self.credit}, {self.buffer}"
+            )
         if not 0 < self.keepalive_interval < self.stall_after < self.fail_after:
             raise UsageError("need 0 < keep-alive interval < stall time < failure time")
         if not (self.nak_interval > 0 and 0 < self.rto_min <= self.rto_initial <= self.rto_max):
@@ -77,5 +85,5 @@ class UdpGprsConfig:
     @property
     def window(self) -> int:
         """DATA sequence numbers a conforming peer can have beyond our cumulative ack:
-        each datagram takes at least DATA_OVERHEAD octets of the credit."""
-        return self.credit // DATA_OVERHEAD
+        each datagram takes at least DATA_OVERHEAD octets of the buffer."""
+        return self.buffer // DATA_OVERHEAD

@@ -373,7 +373,7 @@ class UdpGprsChannel:
         return self.session
 
     def _ack_credit(self) -> tuple[int, int]:
-        return self.inbound.next, self.config.credit
+        return self.inbound.next, self.inbound.advertised
 
     def _plausible(self, pkt: Packet) -> bool:
         """What a conforming peer of this session can send."""

@@ -21,7 +21,7 @@ class MessageTooLarge(Exception):
 
 @dataclass
 class Inbound:
-    """Delivers each message once and in order; holds at most ``credit`` octets."""
+    """Delivers each message once and in order; holds at most ``buffer`` octets."""
 
     config: UdpGprsConfig
     next: int = 0  # cumulative: every sequence number below it has been delivered
@@ -36,8 +36,16 @@ class Inbound:
         fits the window and the octets we promised to hold."""
         if seq < self.next or seq in self.held:
             return True
-        fits = self.held_octets + DATA_OVERHEAD + len(payload) <= self.config.credit
+        fits = self.held_octets + DATA_OVERHEAD + len(payload) <= self.config.buffer
         return seq < self.next + self.config.window and fits
+
+    @property
+    def advertised(self) -> int:
+        """The credit to grant: what the peer may have unacknowledged past our ack. What
+        we hold past a gap has left the network, so it is granted again on top of the
+        credit (up to the buffer) and a loss does not starve the link while it is
+        repaired."""
+        return min(self.config.credit + self.held_octets, self.config.buffer)
 
     def take(self, seq: int, payload: bytes, end: bool) -> list[bytes] | None:
         """Hold one plausible fragment; None for a repeat, else the messages it completes.

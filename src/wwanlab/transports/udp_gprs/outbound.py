@@ -71,9 +71,12 @@ class Outbound:
         caller) and its credit; True when the ack moved on."""
         if ack < self.peer_ack:
             return False  # an older datagram overtaken by newer ones: nothing new
-        self.peer_credit = credit
         if ack == self.peer_ack:
+            # for one ack the grant only grows (the peer holds more past its gap), so
+            # the largest is the newest; a reordered older one cannot shrink it
+            self.peer_credit = max(self.peer_credit, credit)
             return False
+        self.peer_credit = credit
         newest: InFlight | None = None
         for seq in range(self.peer_ack, ack):
             sent = self.in_flight.pop(seq)
