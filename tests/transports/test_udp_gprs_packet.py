@@ -35,8 +35,8 @@ def test_empty_fragment_is_twenty_octets() -> None:
 def test_ack_keepalive_nak_octets() -> None:
     ack = bytes.fromhex("12 00 00000001 00000003 0064")
     assert Packet(Kind.ACK, 1, 3, 100).encode() == ack + crc(ack)
-    keepalive = bytes.fromhex("14 00 00000001 00000003 0064")
-    assert Packet(Kind.KEEPALIVE, 1, 3, 100).encode() == keepalive + crc(keepalive)
+    keepalive = bytes.fromhex("14 00 00000001 00000003 0064 00000005")
+    assert Packet(Kind.KEEPALIVE, 1, 3, 100, seq=5).encode() == keepalive + crc(keepalive)
     nak = bytes.fromhex("13 00 00000001 00000003 0064 02 00000003 0002 00000009 0001")
     pkt = Packet(Kind.NAK, 1, 3, 100, missing=((3, 2), (9, 1)))
     assert pkt.encode() == nak + crc(nak)
@@ -62,6 +62,7 @@ def with_crc(prefix: str) -> bytes:
         (with_crc("11 00 00000001 00000003 0064 0000"), "without a sequence number"),
         (with_crc("12 00 00000001 00000003 0064 00"), "ACK with a 1-octet body"),
         (with_crc("14 00 00000001 00000003 0064 00"), "KEEPALIVE with a 1-octet body"),
+        (with_crc("14 00 00000001 00000003 0064"), "KEEPALIVE with a 0-octet body"),
         (with_crc("13 00 00000001 00000003 0064"), "NAK body of 0"),
         (with_crc("13 00 00000001 00000003 0064 00"), "NAK body of 1"),
         (with_crc("13 00 00000001 00000003 0064 02 00000003 0002"), "NAK body of 7"),
@@ -100,9 +101,8 @@ packets = st.one_of(
         end=st.booleans(),
         payload=st.binary(max_size=MAX - 20),
     ),
-    st.builds(
-        Packet, st.sampled_from([Kind.ACK, Kind.KEEPALIVE]), u32, u32, st.integers(0, 0xFFFF)
-    ),
+    st.builds(Packet, st.just(Kind.ACK), u32, u32, st.integers(0, 0xFFFF)),
+    st.builds(Packet, st.just(Kind.KEEPALIVE), u32, u32, st.integers(0, 0xFFFF), seq=u32),
     st.builds(
         Packet,
         st.just(Kind.NAK),

@@ -74,7 +74,7 @@ def test_first_datagram_carries_data_and_timers_are_exact() -> None:
     # keep-alive at 10 + 2, RTO at 10 + 3 (no RTT sample yet), stall at 10 + 6
     assert ch.get_timer() == 12.0
     ch.handle_timer(12.0)
-    assert sent(ch) == [Packet(Kind.KEEPALIVE, SESSION, 0, CREDIT)]
+    assert sent(ch) == [Packet(Kind.KEEPALIVE, SESSION, 0, CREDIT, seq=1)]
     assert ch.get_timer() == 13.0
     ch.handle_timer(13.0)  # the tail rule: the newest DATA again, the RTO doubled
     assert sent(ch) == [Packet(Kind.DATA, SESSION, 0, CREDIT, 0, True, b"GET /")]
@@ -131,7 +131,7 @@ def test_listening_server_adopts_only_a_first_data() -> None:
     assert state(srv) is State.LISTEN and srv.get_timer() is None
     srv.send_message(b"held", 0.0)  # waits for a session
     assert srv.datagrams_to_send(0.0) == []
-    srv.receive_datagram(Packet(Kind.KEEPALIVE, SESSION, 0, CREDIT).encode(), CLIENT_ADDR, 1.0)
+    srv.receive_datagram(Packet(Kind.ACK, SESSION, 0, CREDIT).encode(), CLIENT_ADDR, 1.0)
     srv.receive_datagram(data(0, ack=5), CLIENT_ADDR, 1.0)  # a later datagram of a session
     srv.receive_datagram(data(10**6), CLIENT_ADDR, 1.0)  # far past any buffer
     assert state(srv) is State.LISTEN and srv.stats.stray == 2 and srv.stats.malformed == 1
@@ -142,6 +142,17 @@ def test_listening_server_adopts_only_a_first_data() -> None:
     # the held message goes out at once, and its DATA carries the ack: no separate ACK
     assert sent(srv) == [Packet(Kind.DATA, SESSION, 1, CREDIT, 0, True, b"held")]
     assert srv.get_timer() == 4.0  # keep-alive; RTO at 5, stall at 8
+
+
+def test_a_keepalive_opens_for_a_client_whose_data_were_all_lost() -> None:
+    srv = UdpGprsChannel.server()
+    keepalive = Packet(Kind.KEEPALIVE, SESSION, 0, CREDIT, seq=3).encode()
+    srv.receive_datagram(keepalive, CLIENT_ADDR, 9.0)
+    assert state(srv) is State.OPEN and srv.session == SESSION and events(srv) == []
+    assert sent(srv) == []  # nothing to acknowledge; its keep-alive comes at 11
+    assert srv.get_timer() == 11.0
+    srv.receive_datagram(data(2, b"c"), CLIENT_ADDR, 9.5)  # the client's tail probe
+    assert sent(srv) == [Packet(Kind.NAK, SESSION, 0, CREDIT + 21, missing=((0, 2),))]
 
 
 def test_gap_is_naked_at_once_and_again_after_the_nak_interval() -> None:
@@ -227,14 +238,25 @@ def test_foreign_session_and_garbage_are_dropped_and_counted() -> None:
     assert (ch.stats.stray, ch.stats.malformed) == (1, 1) and ch.outbound.peer_ack == 0
 
 
-def test_a_new_address_for_the_session_moves_the_peer() -> None:
+def test_a_fresh_datagram_from_a_new_address_moves_the_peer_a_stale_one_does_not() -> None:
     srv = UdpGprsChannel.server()
-    srv.receive_datagram(data(0, b"a", end=True), CLIENT_ADDR, 0.0)
+    first = data(0, b"a")
+    srv.receive_datagram(first, CLIENT_ADDR, 0.0)
     sent(srv)
     moved = ("10.0.0.77", 40000)  # the mobile re-attached and got a new address
     srv.receive_datagram(data(1, b"b"), moved, 1.0)
     assert srv.peer == moved and srv.stats.migrations == 1
     assert srv.datagrams_to_send(1.0)[0][1] == moved
+    # a late copy over the old path, a replayed keep-alive: the path stays
+    keepalive = Packet(Kind.KEEPALIVE, SESSION, 0, CREDIT, seq=3).encode()
+    srv.receive_datagram(keepalive, moved, 1.5)
+    for stale in (first, keepalive):
+        srv.receive_datagram(stale, CLIENT_ADDR, 2.0)
+        assert srv.peer == moved
+    # a newer keep-alive is fresh: after another re-attach it alone moves the peer
+    again = ("10.0.0.78", 40001)
+    srv.receive_datagram(Packet(Kind.KEEPALIVE, SESSION, 0, CREDIT, seq=4).encode(), again, 3.0)
+    assert srv.peer == again and srv.stats.migrations == 2
 
 
 def test_message_bounds() -> None:

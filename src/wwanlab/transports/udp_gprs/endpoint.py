@@ -2,9 +2,10 @@
 a client proxy and a server proxy (paper 003 section 4.3.2; docs/udp-gprs.md).
 
 No handshake: the client picks a session id from its random stream and its first
-datagram already carries data; the server adopts the session of the first DATA that
-could open one. Both ends send and receive messages the same way. States and inputs
-(``->`` next state; ``TABLE`` holds every pair, any other pair is a bug)::
+datagram already carries data; the server adopts the session of the first DATA or
+KEEPALIVE that could open one (a keep-alive, for a client whose first DATA were all
+lost and that stalled before the server heard it). Both ends send and receive messages
+the same way. States and inputs (``->`` next state; ``TABLE`` holds every pair, any other pair is a bug)::
 
     IDLE     SEND       pick the session id, send within credit       -> OPEN
              DATAGRAM   (no session yet: every datagram is foreign)
@@ -32,11 +33,13 @@ could open one. Both ends send and receive messages the same way. States and inp
 
 A datagram that does not decode (length, CRC-32, version, type, flags) is dropped and
 counted before the table; so is one of this session whose fields a conforming peer
-never sends (an ack of DATA never sent, DATA beyond the credit, a NAK of the future).
-A session's datagram from a new address moves the peer there: re-attaching to GPRS
-may give the mobile a new address, and the session id, not the address, names the
-session. In STALLED no tail probe or NAK is sent: the keep-alives probe the link,
-and on resumption one tail probe and the receiver's NAKs repair what was lost.
+never sends (an ack of DATA never sent, DATA beyond the buffer, a NAK of the future).
+A fresh datagram of the session (new DATA, an ack that moves on, a keep-alive with a
+higher serial) from a new address moves the peer there: re-attaching to GPRS may give
+the mobile a new address, and the session id, not the address, names the session. A
+stale one (a late or replayed copy) does not, so it cannot turn the path back.
+In STALLED no tail probe or NAK is sent: the keep-alives probe the link, and on
+resumption one tail probe and the receiver's NAKs repair what was lost.
 """
 
 import random
@@ -67,7 +70,7 @@ class UdpGprsError(WwanlabError):
 
 class State(Enum):
     IDLE = auto()  # a client before its first message
-    LISTEN = auto()  # a server before the first DATA of a session
+    LISTEN = auto()  # a server before a session's first datagram
     OPEN = auto()
     STALLED = auto()
     FAILED = auto()
@@ -76,7 +79,7 @@ class State(Enum):
 class Input(Enum):
     SEND = auto()  # send_message()
     DATAGRAM = auto()  # a plausible datagram of this session
-    OPENING = auto()  # in LISTEN: a DATA datagram that can open a session
+    OPENING = auto()  # in LISTEN: a DATA or KEEPALIVE that has heard nothing (ack 0)
     FOREIGN = auto()  # well formed, another session's (or none yet)
     RTO = auto()
     NAK_DUE = auto()
@@ -111,6 +114,7 @@ class UdpGprsChannel:
         self._stalled_at = 0.0
         self._ack_owed = False
         self._nak_owed = False
+        self._peer_serial = 0  # the highest keep-alive serial heard
         self._out: list[tuple[bytes, Address]] = []
         self._events: list[Event] = []
 
@@ -123,7 +127,7 @@ class UdpGprsChannel:
 
     @classmethod
     def server(cls, config: UdpGprsConfig | None = None) -> "UdpGprsChannel":
-        """The end that waits for a client's first DATA."""
+        """The end that waits for a client's first datagram."""
         return cls(None, None, config)
 
     # --- commands --------------------------------------------------------------------
@@ -148,7 +152,8 @@ class UdpGprsChannel:
             self.stats.malformed += 1
             return
         if self.state is S.LISTEN:
-            kind = In.OPENING if pkt.kind is Kind.DATA and pkt.ack == 0 else In.FOREIGN
+            opens = pkt.kind in (Kind.DATA, Kind.KEEPALIVE) and pkt.ack == 0
+            kind = In.OPENING if opens else In.FOREIGN
         elif self.state is S.IDLE or pkt.session != self.session:
             kind = In.FOREIGN  # an idle client has sent nothing, so nothing is its session's
         else:
@@ -156,10 +161,12 @@ class UdpGprsChannel:
         if kind is not In.FOREIGN and not self._plausible(pkt):
             self.stats.malformed += 1
             return
-        if kind is not In.FOREIGN and self.state is not S.FAILED:
-            if self.peer is not None and addr != self.peer:
+        if kind is not In.FOREIGN and addr != self.peer and self.state is not S.FAILED:
+            if self.peer is None:
+                self.peer = addr
+            elif self._fresh(pkt):
                 self.stats.migrations += 1
-            self.peer = addr
+                self.peer = addr
         self._dispatch(kind, pkt, now)
 
     def handle_timer(self, now: float) -> None:
@@ -227,6 +234,8 @@ class UdpGprsChannel:
     def _take(self, pkt: Packet | None, now: float) -> State:
         assert pkt is not None
         self._last_heard = now
+        if pkt.kind is Kind.KEEPALIVE:
+            self._peer_serial = max(self._peer_serial, pkt.seq)
         out = self.outbound
         if out.acknowledge(pkt.ack, pkt.credit, now):
             self._rto_at = now + out.rto if out.in_flight else None
@@ -291,7 +300,8 @@ class UdpGprsChannel:
 
     def _keepalive(self, pkt: Packet | None, now: float) -> State:
         self.stats.keepalives_sent += 1
-        self._send(Packet(Kind.KEEPALIVE, self._session, *self._ack_credit()), now)
+        serial = self.stats.keepalives_sent
+        self._send(Packet(Kind.KEEPALIVE, self._session, *self._ack_credit(), serial), now)
         return self.state
 
     def _stray(self, pkt: Packet | None, now: float) -> State:
@@ -374,6 +384,15 @@ class UdpGprsChannel:
 
     def _ack_credit(self) -> tuple[int, int]:
         return self.inbound.next, self.inbound.advertised
+
+    def _fresh(self, pkt: Packet) -> bool:
+        """The datagram tells something new, so it was sent after everything seen."""
+        if pkt.ack > self.outbound.peer_ack:
+            return True
+        if pkt.kind is Kind.KEEPALIVE:
+            return pkt.seq > self._peer_serial
+        inbound = self.inbound
+        return pkt.kind is Kind.DATA and pkt.seq >= inbound.next and pkt.seq not in inbound.held
 
     def _plausible(self, pkt: Packet) -> bool:
         """What a conforming peer of this session can send."""

@@ -12,7 +12,7 @@ trailer; all integers are big-endian::
           DATA       seq (32), then the fragment (0 or more octets)
           ACK        nothing
           NAK        n (8), then n x (first missing seq (32), how many (16))
-          KEEPALIVE  nothing
+          KEEPALIVE  serial (32): 1, 2, ... per sender, so a replayed one is told apart
     -4  CRC-32 (ISO 3309, as zlib.crc32) of every octet before it
 
 Every datagram carries ``ack`` and ``credit``, so data, NAKs and keep-alives all
@@ -58,7 +58,7 @@ class Packet:
     session: int
     ack: int
     credit: int
-    seq: int = 0  # DATA only
+    seq: int = 0  # DATA: the fragment's sequence number; KEEPALIVE: its serial
     end: bool = False  # DATA only
     payload: bytes = b""  # DATA only
     missing: tuple[tuple[int, int], ...] = ()  # NAK only: (first seq, count) ranges
@@ -72,7 +72,7 @@ class Packet:
         if flags and self.kind is not Kind.DATA:
             raise PacketError(f"END flag on {self.kind.name}")
         head = _HEADER.pack(VERSION << 4 | self.kind, flags, self.session, self.ack, self.credit)
-        if self.kind is Kind.DATA:
+        if self.kind in (Kind.DATA, Kind.KEEPALIVE):
             if not 0 <= self.seq < SEQ_LIMIT:
                 raise PacketError(f"sequence number {self.seq} needs more than 32 bits")
             body = self.seq.to_bytes(SEQ, "big") + self.payload
@@ -123,6 +123,10 @@ def decode(data: bytes, max_datagram: int) -> Packet:
         if any(n == 0 or s + n > SEQ_LIMIT for s, n in missing):
             raise PacketError("NAK range empty or beyond the sequence space")
         return Packet(kind, session, ack, credit, missing=missing)
+    if kind is Kind.KEEPALIVE:
+        if len(body) != SEQ:
+            raise PacketError(f"KEEPALIVE with a {len(body)}-octet body (must be {SEQ})")
+        return Packet(kind, session, ack, credit, int.from_bytes(body, "big"))
     if body:
         raise PacketError(f"{kind.name} with a {len(body)}-octet body")
     return Packet(kind, session, ack, credit)
