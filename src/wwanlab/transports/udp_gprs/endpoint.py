@@ -5,7 +5,8 @@ No handshake: the client picks a session id from its random stream and its first
 datagram already carries data; the server adopts the session of the first DATA or
 KEEPALIVE that could open one (a keep-alive, for a client whose first DATA were all
 lost and that stalled before the server heard it). Both ends send and receive messages
-the same way. States and inputs (``->`` next state; ``TABLE`` holds every pair, any other pair is a bug)::
+the same way. States and inputs (``->`` next state; ``TABLE`` holds every pair, any
+other pair is a bug)::
 
     IDLE     SEND       pick the session id, send within credit       -> OPEN
              DATAGRAM   (no session yet: every datagram is foreign)
