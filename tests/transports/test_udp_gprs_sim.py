@@ -4,7 +4,7 @@ printed for the record (``pytest -s``), never asserted: only what the design
 guarantees is checked."""
 
 from wwanlab.experiments.udp_gprs import tcp_download, udp_gprs_download
-from wwanlab.link.presets import GPRS_3PLUS1_DOWN_BPS, WWAN_MIN_RTT
+from wwanlab.link.presets import GPRS_3PLUS1_DOWN_BPS, WWAN_MAX_RTT, WWAN_MIN_RTT
 from wwanlab.transports.udp_gprs import UdpGprsConfig
 
 OBJECTS = [10 * 1024] * 10  # 100 KB as ten 10 KB messages
@@ -29,3 +29,16 @@ def test_losses_are_repaired_and_the_download_completes() -> None:
     runs = [udp_gprs_download(OBJECTS, loss=0.05, seed=seed) for seed in range(1, 6)]
     assert all(run.complete for run in runs)
     assert sum(run.resent for run in runs) > 0  # some losses hit DATA and were repaired
+
+
+def test_a_stall_costs_udp_gprs_little_more_than_the_stall() -> None:
+    clean = udp_gprs_download(OBJECTS, seed=1)
+    stalled = udp_gprs_download(OBJECTS, seed=1, stall=(5.0, 15.0))
+    tcp = tcp_download(OBJECTS, seed=1, stall=(5.0, 15.0))
+    print(f"\n10 s stall: UDP-GPRS {stalled.seconds:.2f} s, TCP {tcp.seconds:.2f} s")
+    assert stalled.complete and tcp.complete
+    assert stalled.dropped == 0  # the credit kept the stalled queue within its buffer
+    # resumed by the first keep-alive or tail probe through: at most one keep-alive
+    # interval and one worst round trip later than the stall alone explains
+    config = UdpGprsConfig()
+    assert stalled.seconds - clean.seconds <= 10.0 + config.keepalive_interval + WWAN_MAX_RTT

@@ -6,7 +6,8 @@ with ``sizes`` octets in as many messages; the download ends when the mobile hol
 last octet. UDP-GPRS carries each response message as one channel message; TCP opens a
 connection, sends the request and receives the same octets as one stream. The time runs
 from the first packet (UDP-GPRS's first DATA, TCP's SYN) to the last octet, so TCP pays
-its handshake and slow start as a browser behind a proxy does.
+its handshake and slow start as a browser behind a proxy does. ``stall`` stops the link
+both ways for a while, as paper 003 describes GPRS stalls (section 4.3.1).
 """
 
 import math
@@ -14,8 +15,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
+from wwanlab.link.base import Direction, Verdict
 from wwanlab.link.presets import get_preset
+from wwanlab.link.queue import DropTailQueue
+from wwanlab.link.rate import Rate
 from wwanlab.sim import Network
 from wwanlab.sim.ipv4 import PROTO_TCP
 from wwanlab.sim.link import Link
@@ -50,19 +55,43 @@ class Download:
     resent: int  # data packets sent again
 
 
-def _network(preset: str, loss: float | None, seed: int) -> tuple[Network, Link]:
+class StalledLine:
+    """A line that stops from ``start`` to ``end`` (paper 003 4.3.1: "undelivered TCP
+    segments accumulate in these large queues ... re-transmitted by the reliable WWAN
+    link layer on link repair"): a packet whose turn on the line comes meanwhile waits
+    for ``end``, so the queue in front fills and drops what it cannot hold."""
+
+    def __init__(self, line: Rate, start: float, end: float) -> None:
+        self.line, self.start, self.end = line, start, end
+
+    def process(self, size: int, t: float, rng: random.Random) -> Verdict:
+        turn = max(t, self.line.busy_until)
+        return self.line.process(size, self.end if self.start <= turn < self.end else t, rng)
+
+
+def _stalled(direction: Direction, start: float, end: float) -> Direction:
+    """``direction`` with its line (first stage, or the server of its queue) stalled."""
+    first = direction.stages[0]
+    if isinstance(first, DropTailQueue) and isinstance(first.server, Rate):
+        first.server = StalledLine(first.server, start, end)
+    elif isinstance(first, Rate):
+        direction.stages[0] = StalledLine(first, start, end)
+    else:
+        raise UsageError(f"cannot stall a link whose first stage is {first!r}")
+    return direction
+
+
+def _network(
+    preset: str, loss: float | None, seed: int, stall: tuple[float, float] | None
+) -> tuple[Network, Link]:
     link = get_preset(preset)
     net = Network(seed)
     mobile = net.add_host("mobile", MOBILE_IP)
     proxy = net.add_host("proxy", PROXY_IP)
-    wire = net.connect(
-        mobile,
-        proxy,
-        link.build("up", loss=loss),
-        link.build("down", loss=loss),
-        mtu=link.mtu,
-        name="wwan",
-    )
+    up, down = link.build("up", loss=loss), link.build("down", loss=loss)
+    if stall is not None:
+        up, down = _stalled(up, *stall), _stalled(down, *stall)
+    wire = net.connect(mobile, proxy, up, down, mtu=link.mtu, name="wwan")
     return net, wire
 
 
@@ -108,9 +137,10 @@ def udp_gprs_download(
     loss: float | None = None,
     seed: int = 1,
     config: UdpGprsConfig | None = None,
+    stall: tuple[float, float] | None = None,
 ) -> Download:
     """Download ``sizes`` (one message each) over UDP-GPRS."""
-    net, wire = _network(preset, loss, seed)
+    net, wire = _network(preset, loss, seed, stall)
     worst = _delay_probe(wire)
     rng = random.Random(seed)
     request, response = rng.randbytes(REQUEST), [rng.randbytes(n) for n in sizes]
@@ -149,11 +179,12 @@ def tcp_download(
     loss: float | None = None,
     seed: int = 1,
     config: TcpConfig | None = None,
+    stall: tuple[float, float] | None = None,
 ) -> Download:
     """Download the same octets over one TCP connection (Linux's configuration unless
     ``config`` says otherwise)."""
     config = config or TcpConfig.linux()
-    net, wire = _network(preset, loss, seed)
+    net, wire = _network(preset, loss, seed, stall)
     worst = _delay_probe(wire)
     rng = random.Random(seed)
     request, response = rng.randbytes(REQUEST), b"".join(rng.randbytes(n) for n in sizes)
