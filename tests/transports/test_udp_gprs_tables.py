@@ -7,6 +7,7 @@ import pytest
 
 from wwanlab.core.events import Event
 from wwanlab.core.pair import CLIENT_ADDR, SERVER_ADDR
+from wwanlab.transports.channel import MessageChannel
 from wwanlab.transports.udp_gprs import (
     ChannelFailed,
     Kind,
@@ -57,6 +58,11 @@ def test_default_credit_is_the_3plus1_bdp_and_two_datagrams() -> None:
     # 39.6 kbit/s x 0.6 s = 2,970 octets (paper 003 section 3), plus 2 x 1,472
     assert UdpGprsConfig().credit == 2970 + 2 * 1472 == 5914
     assert pytest.approx(0.6 + (5914 + 1472) * 8 / 39600) == NAK_INTERVAL
+
+
+def test_both_ends_are_message_channels() -> None:
+    ends: list[MessageChannel] = [client(), UdpGprsChannel.server()]  # checked by mypy
+    assert all(callable(end.send_message) for end in ends)
 
 
 def test_idle_client_has_no_timer_and_sends_nothing() -> None:
