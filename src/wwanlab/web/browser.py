@@ -1,7 +1,7 @@
 """The browser model of paper 003 and one simulated page download.
 
 ``Browser`` is what Mozilla 1.4 does with a page (section 3): fetch the main document,
-parse it for what it embeds (``web.embeds``), fetch each embedded URL once, and record
+parse it for what it embeds (``web.pages.markup``), fetch each embedded URL once, and record
 per object what happened. It decides *what* to fetch; a ``web.fetcher.Fetcher`` decides
 *how* (DNS, connections, strategy). It never hangs: a page that cannot be parsed, an
 object that names the page itself, a name that does not resolve or a page of 10,000
@@ -21,7 +21,7 @@ connection, the DNS lookups and the latency breakdown of Figure 4 (``web.breakdo
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
@@ -32,7 +32,6 @@ from wwanlab.tcp import TcpConfig
 from wwanlab.web.breakdown import Breakdown, DownlinkRecorder, breakdown
 from wwanlab.web.client import Strategy
 from wwanlab.web.dns import DNS_PORT, ZoneServer
-from wwanlab.web.embeds import decode_body, embedded_references
 from wwanlab.web.fetcher import (
     ConnectionClosed,
     ConnectionEstablished,
@@ -45,7 +44,9 @@ from wwanlab.web.fetcher import (
     ObjectArrived,
     RequestSent,
 )
+from wwanlab.web.http1 import decode_body
 from wwanlab.web.page import Page
+from wwanlab.web.pages.markup import references
 from wwanlab.web.rewrite import RewritingProxy
 from wwanlab.web.topology import MOBILE_IP, PROXY_IP, FetcherDriver, WebTopology, build
 
@@ -155,7 +156,6 @@ class Browser:
     def __init__(self, main_url: str, now: float = 0.0) -> None:
         self.main_url = main_url
         self.objects: dict[str, ObjectRecord] = {main_url: ObjectRecord(main_url, True, now)}
-        self.duplicates = 0  # embedded references to a URL already fetched
         self._open = 1
 
     @property
@@ -209,22 +209,20 @@ class Browser:
         if "html" not in event.content_type.lower():
             return []  # nothing embedded in an image or a script
         try:
-            text = decode_body(event.body, event.encoding).decode("utf-8", "replace")
-            references = embedded_references(text)
+            embedded = references(decode_body(event.body, event.encoding), self.main_url)
         except (ValueError, AssertionError) as error:  # html.parser asserts on some input
             main.failure = f"unparsable document: {error}"
             return []
         wanted: list[str] = []
-        for reference in references:
-            wanted.extend(self._embed(reference, now))
+        for url in embedded:
+            wanted.extend(self._embed(url, now))
         return wanted
 
-    def _embed(self, reference: str, now: float) -> list[str]:
+    def _embed(self, url: str, now: float) -> list[str]:
         try:
-            url = urljoin(self.main_url, reference).split("#", 1)[0]
             scheme = urlsplit(url).scheme.lower()
         except ValueError:
-            self._record_failure(reference, "bad URL", now)
+            self._record_failure(url, "bad URL", now)
             return []
         if scheme in IGNORED_SCHEMES:
             return []
@@ -232,7 +230,6 @@ class Browser:
             self._record_failure(f"{url}#self", "refers to the page itself", now)
             return []
         if url in self.objects:
-            self.duplicates += 1
             return []
         if len(self.objects) > MAX_EMBEDDED:
             self._record_failure(url, f"over the browser's {MAX_EMBEDDED}-object limit", now)

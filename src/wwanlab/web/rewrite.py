@@ -30,7 +30,6 @@ connection (pipelining, RFC 9112 9.3.2); a failed upstream fetch is a 502.
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
@@ -43,7 +42,6 @@ from wwanlab.tcp import (
     TcpEndpoint,
 )
 from wwanlab.web.client import Strategy
-from wwanlab.web.embeds import decode_body, embedded_references, rewrite_references
 from wwanlab.web.fetcher import (
     HTTP_PORT,
     PROTO_TCP,
@@ -52,8 +50,15 @@ from wwanlab.web.fetcher import (
     FetchFailed,
     ObjectArrived,
 )
-from wwanlab.web.http1 import HttpError, Request, RequestReader, encode_response
+from wwanlab.web.http1 import (
+    HttpError,
+    Request,
+    RequestReader,
+    decode_body,
+    encode_response,
+)
 from wwanlab.web.page import split_url
+from wwanlab.web.pages.markup import references, rewrite
 
 # The proxy's own HTTP toward the origins, over the fast wired side (assumed: persistent
 # connections, as many as Mozilla's HTTP/1.0 default, 8 per server).
@@ -174,27 +179,19 @@ class RewritingProxy:
     def _relay_document(self, event: ObjectArrived, now: float) -> bytes:
         """Prefetch what the document embeds; rewrite it when URL rewriting is on."""
         try:
-            text = decode_body(event.body, event.encoding).decode("utf-8", "replace")
-        except ValueError:
+            document = decode_body(event.body, event.encoding)
+            embedded = references(document, event.url)
+        except (ValueError, AssertionError):  # undecodable or unparsable: relayed as is
             return event.body
-        base = event.url
-        for reference in embedded_references(text):
-            try:
-                self.fetch(urljoin(base, reference), now)
-            except ValueError:
-                continue
+        for url in embedded:
+            self.fetch(url, now)
         if not self.rewrite or event.encoding != "identity":
             return event.body  # a compressed document is relayed as it came
-
-        def to_proxy(reference: str) -> str | None:
-            try:
-                return rewritten_url(self.ip, urljoin(base, reference))
-            except ValueError:
-                return None
-
-        text, count = rewrite_references(text, to_proxy)
-        self.rewritten += count
-        return text.encode("utf-8")
+        changes = {
+            url: [new] for url in embedded if (new := rewritten_url(self.ip, url)) is not None
+        }
+        self.rewritten += len(changes)
+        return rewrite(document, event.url, changes)
 
     def _settle(self, url: str, answer: _Answer) -> None:
         self._fetching.discard(url)
