@@ -335,8 +335,11 @@ def _place_proxy(topo: WebTopology, setup: Setup) -> RewritingProxy | None:
     return proxy
 
 
-def download(page: Page, setup: Setup, seed: int) -> PageDownload:
-    """Download ``page`` once in the simulator; deterministic for ``seed``."""
+def download(
+    page: Page, setup: Setup, seed: int, *, progress: Callable[[], None] | None = None
+) -> PageDownload:
+    """Download ``page`` once in the simulator; deterministic for ``seed``.
+    ``progress`` is called as each object arrives or fails."""
     preset = get_preset(setup.link)
     topo = build(page, preset, seed, loss=setup.loss, tcp=setup.tcp, transparent=setup.transparent)
     kernel = topo.net.kernel
@@ -369,6 +372,8 @@ def download(page: Page, setup: Setup, seed: int) -> PageDownload:
             fetcher.fetch(url, now)
         if isinstance(event, ObjectArrived | FetchFailed):
             last[0] = max(last[0], now)
+            if progress is not None:
+                progress()
         if browser.done:
             kernel.stop()
 
