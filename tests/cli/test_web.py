@@ -55,7 +55,7 @@ def test_text_output_and_plots(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["nosuchsite"], "unknown site 'nosuchsite'"),
+        (["nosuchsite"], "'nosuchsite' is neither a site"),
         (["mail", "--opt", "dns-boost,zip"], "unknown option 'zip'"),
         (["mail", "--strategy", "spdy"], "unknown strategy 'spdy'"),
         (["mail", "--link", "carrier-pigeon"], "unknown link preset 'carrier-pigeon'"),
@@ -73,3 +73,22 @@ def test_bad_input_is_one_line_and_exit_2(
     code, out, err = wwanlab(capsys, monkeypatch, "web", *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_a_page_folder_and_unreadable_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "index.html").write_text('<html><img src="a.gif"><img src="b/c.gif"></html>')
+    (folder / "a.gif").write_bytes(b"GIF89a" + bytes(500))
+    (folder / "b").mkdir()
+    (folder / "b" / "c.gif").write_bytes(b"GIF89a" + bytes(900))
+    code, out, err = wwanlab(capsys, monkeypatch, "web", str(folder), "--json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["complete"] and len(doc["objects"]) == 3 and doc["dns_queries"] == 1
+    bad = tmp_path / "bad.har"
+    bad.write_text("{ not json")
+    code, out, err = wwanlab(capsys, monkeypatch, "web", str(bad))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err

@@ -12,6 +12,7 @@ from wwanlab.pep.split import SplitProxy
 from wwanlab.web.breakdown import DownlinkRecorder, breakdown, merge, minus
 from wwanlab.web.browser import PageDownload, Setup, download
 from wwanlab.web.client import Strategy
+from wwanlab.web.content import compress_lossless
 from wwanlab.web.fetcher import DirectFetcher, Fetcher, ObjectArrived
 from wwanlab.web.page import Page, WebObject
 from wwanlab.web.pages import generate
@@ -299,3 +300,14 @@ def test_a_generated_cnn_page_downloads() -> None:
     assert len(result.objects) == len(page.objects) + 1
     assert result.body_bytes == page.total_bytes
     assert len(result.lookups) == len(page.hosts())
+
+
+def test_a_gzipped_document_is_parsed_and_rewritten() -> None:
+    page = compress_lossless(PAGE)
+    assert page.main.encoding == "gzip"
+    plain = download(page, Setup(), 1)
+    assert plain.complete and len(plain.objects) == 1 + EMBEDDED
+    assert plain.body_bytes == page.total_bytes < PAGE.total_bytes
+    rewritten = download(page, Setup(url_rewrite=True), 1)
+    assert rewritten.complete and rewritten.rewritten == EMBEDDED
+    assert rewritten.dns_queries == 1

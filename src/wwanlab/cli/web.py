@@ -14,23 +14,27 @@ from wwanlab.web.breakdown import LABELS, SHARES
 from wwanlab.web.browser import STRATEGIES, PageDownload, Setup, download
 from wwanlab.web.options import apply, parse_options
 from wwanlab.web.page import Page
-from wwanlab.web.pages import SITES, generate
+from wwanlab.web.pages import SITES, generate, load
 
 MAX_FAILURES_SHOWN = 20  # failed objects listed in the text output (all are in --json)
 
 
 def load_page(spec: str, seed: int) -> Page:
-    """A Table 1 site name, generated for ``seed``; anything else is a usage error."""
+    """A Table 1 site name (generated for ``seed``), a HAR file or a page folder."""
     if spec in SITES:
         return generate(spec, seed)
+    if Path(spec).exists():
+        return load(spec)
     known = ", ".join(SITES)
-    raise UsageError(f"unknown site {spec!r} (known: {known})")
+    raise UsageError(f"{spec!r} is neither a site ({known}) nor a HAR file or folder")
 
 
 def register(app: typer.Typer) -> None:
     @app.command(name="web")
     def web_command(
-        page: Annotated[str, typer.Argument(help="A Table 1 site name (e.g. cnn).")],
+        page: Annotated[
+            str, typer.Argument(help="A Table 1 site name (e.g. cnn), a HAR file or a folder.")
+        ],
         link: Annotated[str, typer.Option(help="Access link preset.")] = "gprs-3plus1",
         strategy: Annotated[
             str, typer.Option(help=f"Browser strategy: {', '.join(STRATEGIES)}.")

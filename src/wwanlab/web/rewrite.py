@@ -5,7 +5,8 @@ origins on the client's behalf over the wired side, with its own DNS and TCP:
 
 - **URL rewriting**: the proxy rewrites every embedded URL of each HTML document it
   serves to point at itself, ``http://host/path`` becoming ``http://PROXY/host/path``
-  (the real bytes of the document; everything else in it is left as it was). The client
+  (the real bytes of the document; everything else in it is left as it was; a gzipped
+  document is inflated, rewritten and gzipped again). The client
   then needs one DNS lookup, for the page's own name, and opens its connections to one
   server.
 - **DNS boosting**: the operator's DNS answers every name with the proxy's address; the
@@ -59,6 +60,7 @@ from wwanlab.web.http1 import (
 )
 from wwanlab.web.page import split_url
 from wwanlab.web.pages.markup import references, rewrite
+from wwanlab.web.pages.synth import gzip_body
 
 # The proxy's own HTTP toward the origins, over the fast wired side (assumed: persistent
 # connections, as many as Mozilla's HTTP/1.0 default, 8 per server).
@@ -185,13 +187,14 @@ class RewritingProxy:
             return event.body
         for url in embedded:
             self.fetch(url, now)
-        if not self.rewrite or event.encoding != "identity":
-            return event.body  # a compressed document is relayed as it came
+        if not self.rewrite or event.encoding not in ("identity", "gzip"):
+            return event.body  # another coding is relayed as it came
         changes = {
             url: [new] for url in embedded if (new := rewritten_url(self.ip, url)) is not None
         }
         self.rewritten += len(changes)
-        return rewrite(document, event.url, changes)
+        rewritten = rewrite(document, event.url, changes)
+        return rewritten if event.encoding == "identity" else gzip_body(rewritten)
 
     def _settle(self, url: str, answer: _Answer) -> None:
         self._fetching.discard(url)
