@@ -80,9 +80,10 @@ def test_connection_counts_per_strategy(
 
 def test_pipelining_puts_several_gets_on_a_connection_before_any_answer() -> None:
     result = download(PAGE, Setup(strategy="pipelining"), 1)
-    to_images = [c for c in result.connections if len(c.gets) > 1 and c.server != ""]
     ahead = [
-        c for c in to_images if c.responses and sum(at < c.responses[0][0] for at, _ in c.gets) > 1
+        c
+        for c in result.connections
+        if c.responses and sum(at < c.responses[0][0] for at, _ in c.gets) > 1
     ]
     assert ahead, "no connection had two GETs outstanding"
     plain = download(PAGE, Setup(strategy="http1.1"), 1)

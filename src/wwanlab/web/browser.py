@@ -26,7 +26,6 @@ from urllib.parse import urlsplit
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
 from wwanlab.link.presets import get_preset
-from wwanlab.pep.base import PacketProxy
 from wwanlab.sim.ipv4 import PROTO_UDP
 from wwanlab.tcp import TcpConfig
 from wwanlab.web.breakdown import Breakdown, DownlinkRecorder, breakdown
@@ -48,7 +47,14 @@ from wwanlab.web.http1 import decode_body
 from wwanlab.web.page import Page
 from wwanlab.web.pages.markup import references
 from wwanlab.web.rewrite import RewritingProxy
-from wwanlab.web.topology import MOBILE_IP, PROXY_IP, FetcherDriver, WebTopology, build
+from wwanlab.web.topology import (
+    MOBILE_IP,
+    PROXY_IP,
+    FetcherDriver,
+    TransparentFactory,
+    WebTopology,
+    build,
+)
 
 DEFAULT_LINK = "gprs-3plus1"  # paper 003 section 3: the '3+1' GPRS phone
 DEADLINE = 900.0  # s of virtual time a download may take (the slowest page, cnn, ~200 s)
@@ -63,8 +69,6 @@ STRATEGIES: dict[str, tuple[str, bool, int]] = {
     "pipelining": ("HTTP/1.1", True, 2),  # 2 persistent connections, pipelined GETs
 }
 
-TransparentFactory = Callable[[WebTopology, random.Random], PacketProxy]
-"""(testbed, rng) -> a transparent proxy the GGSN runs (split TCP, TCP-WWAN)."""
 ExplicitFactory = Callable[[WebTopology, random.Random], Fetcher]
 """(testbed, rng) -> the client-side fetcher of an explicit proxy; the factory places
 its server side on ``testbed.proxy`` (bind it with ``FetcherDriver``)."""
