@@ -260,7 +260,7 @@ class PageDownload:
     page: str
     setup: Setup
     seed: int
-    total_time: float  # from the first lookup to the last object's end (or the deadline)
+    total_time: float  # from the start (the first lookup) to the last object's end or deadline
     complete: bool  # every object arrived with a 2xx status
     body_bytes: int  # response bodies as they crossed the link (encoded)
     downlink_bytes: int  # IP octets the access link delivered to the mobile
@@ -361,7 +361,8 @@ def download(
     dns_queries = [0]
 
     def count_query(now: float, packet: bytes) -> None:
-        if packet[9] == PROTO_UDP and int.from_bytes(packet[22:24], "big") == DNS_PORT:
+        ihl = (packet[0] & 0x0F) * 4  # the UDP destination port follows the IP header
+        if packet[9] == PROTO_UDP and packet[ihl + 2 : ihl + 4] == DNS_PORT.to_bytes(2, "big"):
             dns_queries[0] += 1
 
     topo.access.ab.tx_taps.append(count_query)
