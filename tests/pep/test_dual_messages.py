@@ -25,7 +25,10 @@ def test_request_bytes() -> None:
 
 
 def test_request_without_base_bytes() -> None:
-    assert m.encode(m.Request(1, "http://a/")) == b"\x01\x01\x00\x00\x00\x01\x00\x00\x09http://a/\x00\x00"
+    assert (
+        m.encode(m.Request(1, "http://a/"))
+        == b"\x01\x01\x00\x00\x00\x01\x00\x00\x09http://a/\x00\x00"
+    )
 
 
 def test_response_delta_bytes() -> None:

@@ -1,7 +1,7 @@
 """The client-side proxy of the dual proxy (paper 003 2.1: "the software update is like
 a client-side proxy"): on the mobile host, between the browser and the proxy link.
 
-The browser calls ``fetch(url, now)`` and gets ``ObjectDelivered`` or ``FetchFailed``;
+The browser calls ``fetch(url, now)`` and gets ``ObjectArrived`` or ``FetchFailed``;
 what crosses the link depends on ``DualConfig`` (the server side must have the same):
 
 - a main document's REQUEST names the CHK held for its URL (the delta base) and the CHKs
@@ -34,10 +34,11 @@ from wwanlab.core.events import Event
 from wwanlab.pep.dual import messages as m
 from wwanlab.pep.dual.coding import CodingError, apply_delta, chk, inflate
 from wwanlab.pep.dual.config import DualConfig
-from wwanlab.pep.dual.events import BodyRejected, FetchFailed, MessageRefused, ObjectDelivered
+from wwanlab.pep.dual.events import BodyRejected, MessageRefused
 from wwanlab.pep.dual.server import FAILED, OK, is_html
 from wwanlab.pep.dual.store import ChkStore, Stored
 from wwanlab.transports.channel import ChannelFailed, MessageChannel, MessageReceived
+from wwanlab.web.fetcher import FetchFailed, ObjectArrived, RequestSent
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,7 @@ class ClientProxy:
         self.config = config
         self.store = store if store is not None else ChkStore()
         self.requests_sent = 0
+        self.connection = 0  # what ``ObjectArrived.connection`` names: the channel's port
         self._next_id = 1
         self._sent: dict[int, _Sent] = {}
         self._asked: dict[str, None] = {}  # fetched by the browser, not yet delivered
@@ -70,8 +72,12 @@ class ClientProxy:
 
     # --- the browser's side -----------------------------------------------------------
 
+    def defer(self, event: Event) -> None:
+        """Queue an event of the driver's (the timeline's connection) among the proxy's."""
+        self._events.append(event)
+
     def fetch(self, url: str, now: float) -> None:
-        """The browser wants ``url``; an ``ObjectDelivered`` or ``FetchFailed`` follows."""
+        """The browser wants ``url``; an ``ObjectArrived`` or ``FetchFailed`` follows."""
         ready = self._ready.pop(url, None)
         if ready is not None:
             self._deliver(url, *ready, now)
@@ -111,6 +117,7 @@ class ClientProxy:
         self._next_id += 1
         self._sent[ident] = _Sent(url, key, retry)
         self.requests_sent += 1
+        self._events.append(RequestSent(url, self.connection, now))
         self.channel.send_message(m.encode(m.Request(ident, url, base, have)), now)
 
     def _deliver(self, url: str, status: int, stored: Stored, now: float) -> None:
@@ -120,7 +127,15 @@ class ClientProxy:
             self._events.append(FetchFailed(url, reason, now))
             return
         self._events.append(
-            ObjectDelivered(url, status, stored.content_type, stored.encoding, stored.body, now)
+            ObjectArrived(
+                url,
+                status,
+                stored.body,
+                stored.content_type,
+                stored.encoding,
+                self.connection,
+                now,
+            )
         )
 
     # --- the channel's side -----------------------------------------------------------

@@ -1,4 +1,5 @@
-"""What the dual proxy's two sides tell their users."""
+"""What the dual proxy's two sides tell their users besides the fetcher's own events
+(``web.fetcher.ObjectArrived`` and ``FetchFailed``)."""
 
 from dataclasses import dataclass
 
@@ -8,27 +9,6 @@ from wwanlab.core.events import Event
 @dataclass(frozen=True, slots=True)
 class DualEvent(Event):
     """Base of every dual-proxy event."""
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectDelivered(DualEvent):
-    """The client side hands the browser ``url``; ``status`` 0 never appears here."""
-
-    url: str
-    status: int
-    content_type: str
-    encoding: str
-    body: bytes
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class FetchFailed(DualEvent):
-    """``url`` cannot be had: the origin failed, the channel died, or a refetch failed."""
-
-    url: str
-    reason: str
-    at: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 "never the bottleneck" (paper 003 2.1), for runs that study the proxy link alone."""
 
 from wwanlab.core.events import Event
-from wwanlab.pep.dual.events import FetchFailed, ObjectDelivered
+from wwanlab.web.fetcher import FetchFailed, ObjectArrived
 from wwanlab.web.page import Page
 
 NOT_FOUND = 404  # RFC 9110 15.5.5
@@ -26,11 +26,11 @@ class PageOrigin:
             self._events.append(FetchFailed(url, "origin unreachable", now))
         elif obj is None:
             self._events.append(
-                ObjectDelivered(url, NOT_FOUND, "text/plain", "identity", b"", now)
+                ObjectArrived(url, NOT_FOUND, b"", "text/plain", "identity", 0, now)
             )
         else:
             self._events.append(
-                ObjectDelivered(url, 200, obj.content_type, obj.encoding, obj.body, now)
+                ObjectArrived(url, 200, obj.body, obj.content_type, obj.encoding, 0, now)
             )
 
     def next_event(self) -> Event | None:

@@ -31,18 +31,21 @@ answers. With the techniques of ``DualConfig``:
 
 from dataclasses import dataclass, field
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.pep.dual import messages as m
 from wwanlab.pep.dual.coding import chk, deflate, make_delta
 from wwanlab.pep.dual.config import DualConfig
-from wwanlab.pep.dual.events import FetchFailed, MessageRefused, ObjectDelivered
-from wwanlab.pep.dual.parse import embedded_urls
+from wwanlab.pep.dual.events import MessageRefused
 from wwanlab.pep.dual.store import ChkStore, Stored
 from wwanlab.transports.channel import ChannelFailed, MessageChannel, MessageReceived
+from wwanlab.web.fetcher import FetchFailed, ObjectArrived
+from wwanlab.web.http1 import decode_body
 from wwanlab.web.media_type import MediaTypeError, parse_media_type
 from wwanlab.web.page import FIXED, fidelity
+from wwanlab.web.pages.markup import references
 
 FAILED = 0  # status of an object the proxy could not get: the body says why
 HTML = "text/html"
@@ -50,7 +53,7 @@ OK = 200
 
 
 class OriginAccess(Protocol):
-    """How the server side reaches origins: ``fetch`` a URL, then an ``ObjectDelivered``
+    """How the server side reaches origins: ``fetch`` a URL, then an ``ObjectArrived``
     or ``FetchFailed`` event for it (from ``next_event``, or handed to
     ``ServerProxy.on_origin_event`` by a driver that drains the access itself)."""
 
@@ -75,6 +78,17 @@ class _Reply:
     id: int
     base: bytes | None
     have: frozenset[bytes]
+
+
+def embedded_urls(document: Stored, url: str) -> list[str]:
+    """The http URLs the document embeds, as the browser finds them (``web.pages.markup``),
+    without the document itself and at most ``MAX_LIST``; none if it cannot be decoded."""
+    try:
+        html = decode_body(document.body, document.encoding)
+        found = references(html, url)
+    except (ValueError, AssertionError):  # html.parser asserts on some input
+        return []
+    return [u for u in found if u != url and urlsplit(u).scheme == "http"][: m.MAX_LIST]
 
 
 def is_html(content_type: str) -> bool:
@@ -141,8 +155,9 @@ class ServerProxy:
     # --- the origin side --------------------------------------------------------------
 
     def on_origin_event(self, event: Event, now: float) -> None:
-        """An origin fetch finished (``ObjectDelivered``) or failed (``FetchFailed``)."""
-        if isinstance(event, ObjectDelivered):
+        """An origin fetch finished (``ObjectArrived``) or failed (``FetchFailed``); the
+        origin's other events (its timeline) are not the proxy's business."""
+        if isinstance(event, ObjectArrived):
             stored = Stored(event.content_type, event.encoding, event.body)
             self._delivered(event.url, event.status, stored, now)
         elif isinstance(event, FetchFailed):
@@ -160,12 +175,12 @@ class ServerProxy:
                 obj = self._object(url, status, stored, key, base, frozenset())
                 self._send(m.Response(waiter.id, obj), now)
                 if status == OK and self.config.lists_pages and is_html(stored.content_type):
-                    self._start_page(url, stored.body, waiter.have, now)
+                    self._start_page(url, stored, waiter.have, now)
             else:
                 self._page_object(waiter, url, status, stored, key, previous, now)
 
-    def _start_page(self, url: str, html: bytes, have: frozenset[bytes], now: float) -> None:
-        page = _Page(url, embedded_urls(html, url), have if self.config.chk else frozenset())
+    def _start_page(self, url: str, stored: Stored, have: frozenset[bytes], now: float) -> None:
+        page = _Page(url, embedded_urls(stored, url), have if self.config.chk else frozenset())
         if self.config.push:
             entries = tuple(m.ListEntry(u) for u in page.embedded)
             self._send(m.PageList(url, entries, pushed=True), now)
