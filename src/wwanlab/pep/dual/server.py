@@ -48,6 +48,7 @@ from wwanlab.web.page import FIXED, fidelity
 from wwanlab.web.pages.markup import references
 
 FAILED = 0  # status of an object the proxy could not get: the body says why
+MAX_MESSAGE = 4 * 1024 * 1024  # octets: the smaller channel's bound (UDP-GPRS's max_message)
 HTML = "text/html"
 OK = 200
 
@@ -107,8 +108,10 @@ class ServerProxy:
         origin: OriginAccess,
         config: DualConfig,
         store: ChkStore | None = None,
+        max_message: int = MAX_MESSAGE,
     ) -> None:
         self.channel = channel
+        self.max_message = max_message
         self.origin = origin
         self.config = config
         self.store = store if store is not None else ChkStore()
@@ -150,7 +153,25 @@ class ServerProxy:
             self.origin.fetch(url, now)
 
     def _send(self, message: m.Message, now: float) -> None:
-        self.channel.send_message(m.encode(message), now)
+        """Send ``message``; an object too large for the format or the channel goes as a
+        failure instead, so the client learns of it rather than waiting."""
+        try:
+            data = m.encode(message)
+            if len(data) > self.max_message:
+                raise m.MessageError(f"{len(data)} octets exceed the channel's {self.max_message}")
+        except m.MessageError as error:
+            if not isinstance(message, m.Response | m.Push):
+                raise
+            obj = message.object
+            failed = m.WireObject(
+                obj.url, FAILED, "text/plain", "identity", obj.chk, body=str(error).encode()
+            )
+            data = m.encode(
+                m.Response(message.id, failed)
+                if isinstance(message, m.Response)
+                else m.Push(failed)
+            )
+        self.channel.send_message(data, now)
 
     # --- the origin side --------------------------------------------------------------
 
