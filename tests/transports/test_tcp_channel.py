@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from wwanlab.core.events import Event
 from wwanlab.core.pair import CLIENT_ADDR, SERVER_ADDR, Pair
 from wwanlab.tcp import TcpConfig, TcpEndpoint
 from wwanlab.tcp.events import ConnectionReset
@@ -20,12 +21,12 @@ def pair(loss: float = 0.0, max_message: int = 1 << 20) -> tuple[TcpChannel, Tcp
     return client, server, Pair(client, server, latency=0.1, loss=loss, rng=random.Random(2))
 
 
-def received(events: list[object]) -> list[bytes]:
+def received(events: list[Event]) -> list[bytes]:
     return [e.data for e in events if isinstance(e, MessageReceived)]
 
 
 def test_frame_is_a_length_then_the_message() -> None:
-    client, server, p = pair()
+    client, _, p = pair()
     client.send_message(b"hello", 0.0)
     client.send_message(b"", 0.0)
     p.run(until=5.0)
@@ -77,7 +78,7 @@ def test_an_oversized_frame_fails_the_channel_and_resets_the_connection() -> Non
 
 
 def test_a_peer_closing_fails_the_channel() -> None:
-    client, server, p = pair()
+    client, _, p = pair()
     client.send_message(b"a", 0.0)
     p.run(until=2.0)
     assert client.connection is not None
