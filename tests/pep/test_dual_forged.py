@@ -3,6 +3,9 @@ in-memory channel that records what a side sends and hands it what a test forges
 
 import zlib
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.pep.dual import messages as m
@@ -269,3 +272,14 @@ def test_client_fails_every_pending_fetch_when_the_channel_fails() -> None:
         (CSS, "proxy channel failed: link dead"),
         (MAIN, "proxy channel failed: link dead"),
     ]
+
+
+@given(st.lists(st.binary(max_size=120), max_size=8))
+def test_no_byte_string_crashes_either_side(forged: list[bytes]) -> None:
+    for side, channel in (client(), server()):
+        side_fetch = getattr(side, "fetch", None)
+        if side_fetch is not None:
+            side_fetch(CSS, 0.0)
+        for data in forged:
+            channel.inject(data)
+        drain(side)
