@@ -192,8 +192,7 @@ class ServerProxy:
             self.store.put(key, stored, url)
         for waiter in self._waiting.pop(url, []):
             if isinstance(waiter, _Reply):
-                base = waiter.base if waiter.base is not None else None
-                obj = self._object(url, status, stored, key, base, frozenset())
+                obj = self._object(url, status, stored, key, waiter.base, frozenset())
                 self._send(m.Response(waiter.id, obj), now)
                 if status == OK and self.config.lists_pages and is_html(stored.content_type):
                     self._start_page(url, stored, waiter.have, now)
