@@ -22,7 +22,8 @@ For TCP ``data`` is a whole segment (it carries its own ports), for UDP the payl
 Everything but ``fetch`` is a ``PortEndpoint``, which servers on several ports (the
 URL-rewriting proxy, a dual proxy's server side) also are. Events say what the browser
 and the latency breakdown need: an object arrived or failed, and the timeline of
-Figure 3 (DNS lookups, connections opened and established, requests sent). A simulator driver lives in ``wwanlab.web.topology``.
+Figure 3 (DNS lookups, connections opened and established, requests sent). A
+simulator driver lives in ``wwanlab.web.topology``.
 """
 
 import ipaddress
