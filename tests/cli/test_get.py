@@ -136,8 +136,9 @@ def test_timeout_bounds_the_whole_call_against_a_dead_gateway(mode):
     step = "did not answer the Connect" if not mode else "no reply from gateway"
     assert step in done.stderr and "within 2 s" in done.stderr
     assert done.stderr.count("\n") == 1
-    # 2 s plus the interpreter's start (about 0.7 s here); was ~65 s (WTP's NORESPONSE)
-    assert 2.0 <= elapsed < 8.0
+    # 2 s plus the interpreter's start; without the bound it was ~65 s (WTP's NORESPONSE),
+    # so a generous ceiling still tells the two apart on a loaded machine
+    assert 2.0 <= elapsed < 30.0
 
 
 @pytest.mark.parametrize(
