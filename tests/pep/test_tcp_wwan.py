@@ -6,6 +6,7 @@ between them, as ``web.topology`` puts it on the GGSN.
 """
 
 import itertools
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -153,12 +154,16 @@ def stalled_link(stall_at: float, length: float) -> tuple[Direction, Direction]:
     for ``length`` s at ``stall_at``: what is queued waits, as a GPRS link layer holds
     it through an outage, and then arrives."""
 
-    class Stalling(Rate):
+    class Stalling:  # a link Stage; Rate itself may be compiled, so no subclass
+        def __init__(self, bps: float) -> None:
+            self.line = Rate(bps)
+            self.busy_until = -math.inf
+
         def process(self, size: int, t: float, rng: random.Random) -> float:
             start = max(t, self.busy_until)
             if stall_at <= start < stall_at + length:
                 start = stall_at + length
-            self.busy_until = start + self.serialization(size)
+            self.busy_until = start + self.line.serialization(size)
             return self.busy_until
 
     down = Direction([DropTailQueue(Stalling(39_600), bytes=200_000), ConstantDelay(0.3)])
