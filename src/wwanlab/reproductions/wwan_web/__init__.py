@@ -12,6 +12,7 @@ in ``configs``, the paper's numbers in ``published``, the claims in ``claims``.
 from typing import Any
 
 from wwanlab.experiments.reproduction import (
+    Claim,
     Context,
     PaperFigure,
     Reproduction,
@@ -20,7 +21,7 @@ from wwanlab.experiments.reproduction import (
     reproduction_page,
 )
 from wwanlab.experiments.scenario import Parameter, Row, Scenario, experiment_kind
-from wwanlab.report import Figure, Params, Table, Text
+from wwanlab.report import Figure, Params, ReportPage, Table, Text
 from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import figures, runs, tables
 from wwanlab.reproductions.wwan_web import published as P
@@ -110,7 +111,9 @@ def ftp_scenario(p: Plan, quick: bool) -> Scenario:
     )
 
 
-def all_claims(r: Results, table3: dict[str, P.Compressibility], sites: tuple[str, ...]) -> list[C.Claim]:
+def all_claims(
+    r: Results, table3: dict[str, P.Compressibility], sites: tuple[str, ...]
+) -> list[Claim]:
     return [
         C.throughput_claim(r, sites),
         C.idle_claim(r),
@@ -138,8 +141,8 @@ def body(ctx: Context) -> ReproductionResult:
 
 
 def build_page(
-    ctx: Context, r: Results, table3: dict[str, P.Compressibility], p: Plan, found: list[C.Claim]
-) -> Any:
+    ctx: Context, r: Results, table3: dict[str, P.Compressibility], p: Plan, found: list[Claim]
+) -> ReportPage:
     fig4 = figures.figure4(r, ctx.figure_path("figure4.png"))
     fig5 = figures.figure5(r, ctx.figure_path("figure5.png"))
     fig_app = figures.times_figure(
@@ -227,9 +230,14 @@ def build_page(
             ),
             Table.from_rows(
                 [
-                    {"name": k, "column": c.label, "strategy": c.strategy,
-                     "connections": c.connections, "options": ",".join(c.options),
-                     "repeat visit": c.repeat}
+                    {
+                        "name": k,
+                        "column": c.label,
+                        "strategy": c.strategy,
+                        "connections": c.connections,
+                        "options": ",".join(c.options),
+                        "repeat visit": c.repeat,
+                    }
                     for k, c in CONFIGS.items()
                 ],
                 caption="Configurations",

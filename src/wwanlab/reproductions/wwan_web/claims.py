@@ -6,6 +6,7 @@ improvement meets the paper's range (``meets``): with 20 downloads a cell, a mea
 outside the range is not evidence against it. A claim holds when every part does.
 """
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -71,9 +72,7 @@ def compression_claim(r: Results, table3: Mapping[str, P.Compressibility]) -> Cl
     best = max(measured, key=measured.__getitem__) if measured else "none"
     parts.append(ClaimPart("most for Yahoo", best == P.COMPRESSION_BEST_SITE, f"most: {best}"))
     smaller = [
-        s
-        for s in P.SITES4
-        if s in measured and s in table3 and measured[s] < table3[s].total_pct
+        s for s in P.SITES4 if s in measured and s in table3 and measured[s] < table3[s].total_pct
     ]
     parts.append(
         ClaimPart(
@@ -186,7 +185,9 @@ def idle_claim(r: Results) -> Claim:
         s = r.get(GPRS, site, "default")
         other = s.means["share_other"] if s else math.nan
         lo, hi = P.FIGURE4_UNDERUSE_RANGE
-        parts.append(ClaimPart(f"{site} under-utilized 35-55%", lo <= other <= hi, f"{other:.0f}%"))
+        parts.append(
+            ClaimPart(f"{site} under-utilized 35-55%", lo <= other <= hi, f"{other:.0f}%")
+        )
     mail = r.get(GPRS, "mail", "default")
     setup = mail.means["share_dns"] + mail.means["share_handshake"] if mail else math.nan
     parts.append(
@@ -203,7 +204,7 @@ def idle_claim(r: Results) -> Claim:
     parts.append(
         ClaimPart(
             "DNS + 3W/SS amortized as content grows",
-            all(a >= b for a, b in zip(setups, setups[1:], strict=False)),
+            all(a >= b for a, b in itertools.pairwise(setups)),
             " > ".join(f"{v:.0f}%" for v in setups),
         )
     )
@@ -286,5 +287,3 @@ def throughput_claim(r: Results, sites: Sequence[str]) -> Claim:
         "; ".join(f"{p.what.split()[0]} {p.ours}" for p in parts),
         parts,
     )
-
-

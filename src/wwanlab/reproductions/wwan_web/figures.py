@@ -38,7 +38,9 @@ def figure4(r: Results, path: Path) -> Path:
     if "mail" in sites:
         x = sites.index("mail")
         ax.plot([x - 0.3, x + 0.3], [P.FIGURE4_MAIL_DNS_HANDSHAKE] * 2, color=PAPER_COLOUR)
-        ax.annotate("paper: mail DNS+3W/SS 29%", (x + 0.3, P.FIGURE4_MAIL_DNS_HANDSHAKE), fontsize=7)
+        ax.annotate(
+            "paper: mail DNS+3W/SS 29%", (x + 0.3, P.FIGURE4_MAIL_DNS_HANDSHAKE), fontsize=7
+        )
     for i, site in enumerate(sites):
         s = r.get(GPRS, site, "default")
         if s is not None:
@@ -105,7 +107,7 @@ def times_figure(r: Results, path: Path, columns: dict[str, tuple[str, dict[str,
     fig = Figure(figsize=(9, 4.0), dpi=100)
     axes = fig.subplots(1, len(P.SITES4))
     for ax, site in zip(axes, P.SITES4, strict=True):
-        for i, (label, (config, paper)) in enumerate(columns.items()):
+        for i, (config, paper) in enumerate(columns.values()):
             s = r.get(GPRS, site, config)
             if s is not None:
                 ax.bar(i, s.mean, 0.6, yerr=s.half_width, capsize=2, color="tab:blue")

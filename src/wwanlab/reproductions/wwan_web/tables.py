@@ -167,8 +167,16 @@ def table8(r: Results) -> Table:
     )
 
 
-TABLE9_CONFIGS = {"no_reconf_1": "tcp-wwan", "no_reconf_2": "no-reconf-2", "client": "client-reconf"}
-TABLE9_LABELS = {"no_reconf_1": "No-reconf.-I", "no_reconf_2": "No-reconf.-II", "client": "Client-reconf."}
+TABLE9_CONFIGS = {
+    "no_reconf_1": "tcp-wwan",
+    "no_reconf_2": "no-reconf-2",
+    "client": "client-reconf",
+}
+TABLE9_LABELS = {
+    "no_reconf_1": "No-reconf.-I",
+    "no_reconf_2": "No-reconf.-II",
+    "client": "Client-reconf.",
+}
 
 
 def table9(r: Results) -> Table:
@@ -196,8 +204,9 @@ def table10(r: Results) -> Table:
             s = r.ftp.get((link, kb))
             row[f"{link} paper"] = f"{kbps:g} ({dgr}%)"
             row[f"{link} ours"] = (
-                "" if s is None else f"{s.mean:.1f} ± {s.half_width:.1f} "
-                f"({P.degradation(s.mean, link):.0f}%)"
+                ""
+                if s is None
+                else f"{s.mean:.1f} ± {s.half_width:.1f} ({P.degradation(s.mean, link):.0f}%)"
             )
         rows.append(row)
     return Table.from_rows(
