@@ -119,3 +119,53 @@ def times_figure(r: Results, path: Path, columns: dict[str, tuple[str, dict[str,
     axes[0].set_ylabel("download time (s); paper: black diamonds")
     fig.tight_layout()
     return save(fig, path)
+
+
+def throughput_figure(r: Results, path: Path) -> Path:
+    """Tables 10 and 11 side by side: FTP throughput against file size and the four sites'
+    web throughput, per link, ours (lines, bars) and the paper's (black marks); the ideal
+    rate of each link dotted."""
+    from matplotlib.figure import Figure
+
+    from wwanlab.report.plots import PAPER_COLOUR, save
+
+    fig = Figure(figsize=(11, 4.0), dpi=100)
+    ftp_ax, web_ax = fig.subplots(1, 2)
+    colours = dict(zip(P.LINKS, ("tab:blue", "tab:orange", "tab:green"), strict=True))
+    width = 0.8 / len(P.LINKS)
+    for j, link in enumerate(P.LINKS):
+        colour = colours[link]
+        sizes = [kb for kb in P.FTP_SIZES_KB if (link, kb) in r.ftp]
+        ftp_ax.errorbar(
+            sizes,
+            [r.ftp[(link, kb)].mean for kb in sizes],
+            yerr=[r.ftp[(link, kb)].half_width for kb in sizes],
+            marker="o",
+            color=colour,
+            capsize=2,
+            label=f"ours: {link}",
+        )
+        paper = P.TABLE10[link]
+        ftp_ax.scatter(list(paper), [v[0] for v in paper.values()], marker="D", color=PAPER_COLOUR)
+        ftp_ax.axhline(P.IDEAL_KBPS[link], color=colour, linestyle=":")
+        xs = [i + (j - 1) * width for i in range(len(P.SITES4))]
+        ours = []
+        for site in P.SITES4:
+            s = r.get(link, site, "default")
+            ours.append(s.means["kbps"] if s else 0.0)
+        web_ax.bar(xs, ours, width, color=colour, label=f"ours: {link}")
+        web_ax.scatter(
+            xs, [P.TABLE11[link][s][0] for s in P.SITES4], marker="D", color=PAPER_COLOUR
+        )
+    ftp_ax.set_xscale("log")
+    ftp_ax.set_xlabel("file size (KB)")
+    ftp_ax.set_ylabel("FTP throughput (kbit/s); paper: diamonds")
+    ftp_ax.set_title("Table 10", fontsize=9)
+    ftp_ax.legend(fontsize=7)
+    ftp_ax.grid(True, alpha=0.3)
+    web_ax.set_xticks(range(len(P.SITES4)), list(P.SITES4))
+    web_ax.set_ylabel("web throughput (kbit/s); paper: diamonds")
+    web_ax.set_title("Table 11 (HTTP/1.1-default)", fontsize=9)
+    web_ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    return save(fig, path)
