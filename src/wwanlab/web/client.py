@@ -19,13 +19,22 @@ from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
 from wwanlab.tcp import (
     ConnectionAborted,
+    ConnectionEstablished,
     ConnectionReset,
     DataReceived,
     PeerClosed,
     TcpConfig,
 )
 from wwanlab.tcp.stack import Handle, TcpStack
-from wwanlab.web.events import PageLoaded, RequestFailed, ResponseReceived
+from wwanlab.web.events import (
+    ConnectionEnded,
+    ConnectionReady,
+    ConnectionStarted,
+    PageLoaded,
+    RequestFailed,
+    RequestWritten,
+    ResponseReceived,
+)
 from wwanlab.web.http1 import HttpError, Response, ResponseReader, encode_request
 
 
@@ -54,6 +63,7 @@ class _Outgoing:
     method: str = "GET"
     headers: tuple[tuple[str, str], ...] = ()
     body: bytes = b""
+    host: str = ""  # the Host header; the server's address when empty
 
 
 @dataclass
@@ -70,7 +80,7 @@ class _Page:
 class _Connection:
     handle: Handle
     reader: ResponseReader = field(default_factory=ResponseReader)
-    outstanding: deque[str] = field(default_factory=deque)
+    outstanding: deque[_Outgoing] = field(default_factory=deque)
     open: bool = True
 
 
@@ -103,9 +113,10 @@ class HttpClient:
     def connections_opened(self) -> int:
         return len(self._conns)
 
-    def get(self, target: str, now: float) -> None:
-        """Queue a GET; it leaves as soon as the strategy allows."""
-        self._queue.append(_Outgoing(target))
+    def get(self, target: str, now: float, host: str = "") -> None:
+        """Queue a GET (naming ``host``, default the server's address); it leaves as
+        soon as the strategy allows."""
+        self._queue.append(_Outgoing(target, host=host))
         self._dispatch(now)
 
     def post(
@@ -141,16 +152,28 @@ class HttpClient:
             if conn is None:
                 return
             out = self._queue.popleft()
-            conn.outstanding.append(out.target)
+            conn.outstanding.append(out)
+            host = out.host or self.server[0]
             request = encode_request(
                 out.target,
-                self.server[0],
+                host,
                 strategy.version,
                 method=out.method,
                 headers=out.headers,
                 body=out.body,
             )
             self.stack.send(conn.handle, request)
+            self._events.append(RequestWritten(host, out.target, conn.handle[0], now))
+        if self._queue and self._out_of_ports():
+            while self._queue:
+                out = self._queue.popleft()
+                self._events.append(RequestFailed(out.target, "no free local port", out.host))
+
+    def _out_of_ports(self) -> bool:
+        """Every local port has been used and no open connection can take a request."""
+        if len(self._conns) < len(self.stack.ports):
+            return False
+        return not any(c.open for c in self._conns.values())
 
     def _pick(self, now: float) -> _Connection | None:
         """The connection for the next request, opening one if the strategy allows."""
@@ -158,11 +181,13 @@ class HttpClient:
         strategy = self.strategy
         if strategy.version == "HTTP/1.0":
             busy = [c for c in live if c.outstanding]
-            return self._open(now) if len(busy) < strategy.connections else None
+            if len(busy) >= strategy.connections or len(self._conns) >= len(self.stack.ports):
+                return None
+            return self._open(now)
         idle = [c for c in live if not c.outstanding]
         if idle:
             return idle[0]
-        if len(live) < strategy.connections:
+        if len(live) < strategy.connections and len(self._conns) < len(self.stack.ports):
             return self._open(now)
         if strategy.pipelining:
             return min(live, key=lambda c: len(c.outstanding))
@@ -172,6 +197,7 @@ class HttpClient:
         handle = self.stack.open(self.server, now)
         conn = _Connection(handle)
         self._conns[handle[0]] = conn
+        self._events.append(ConnectionStarted(handle[0], now))
         return conn
 
     def _pump(self, now: float) -> None:
@@ -182,6 +208,8 @@ class HttpClient:
                 continue
             if isinstance(event, DataReceived):
                 self._on_responses(conn, self._read(conn, event.data), now)
+            elif isinstance(event, ConnectionEstablished):
+                self._events.append(ConnectionReady(port, now))
             elif isinstance(event, PeerClosed):
                 final = self._eof(conn)
                 self._on_responses(conn, [final] if final else [], now)
@@ -189,7 +217,10 @@ class HttpClient:
                 if conn.open:
                     conn.open = False
                     self.stack.close(conn.handle)
+                    self._events.append(ConnectionEnded(port, now))
             elif isinstance(event, ConnectionReset | ConnectionAborted):
+                if conn.open:
+                    self._events.append(ConnectionEnded(port, now))
                 conn.open = False
                 self._fail(conn, type(event).__name__)
         self._dispatch(now)
@@ -212,11 +243,19 @@ class HttpClient:
         for response in responses:
             if not conn.outstanding:
                 break  # a response nobody asked for
-            target = conn.outstanding.popleft()
+            out = conn.outstanding.popleft()
             self._events.append(
-                ResponseReceived(target, response.status, response.body, now, conn.handle[0])
+                ResponseReceived(
+                    out.target,
+                    response.status,
+                    response.body,
+                    now,
+                    conn.handle[0],
+                    out.host,
+                    response.headers,
+                )
             )
-            self._page_progress(target, len(response.body), now)
+            self._page_progress(out.target, len(response.body), now)
 
     def _page_progress(self, target: str, size: int, now: float) -> None:
         page = self._page
@@ -237,7 +276,8 @@ class HttpClient:
 
     def _fail(self, conn: _Connection, reason: str) -> None:
         while conn.outstanding:
-            self._events.append(RequestFailed(conn.outstanding.popleft(), reason))
+            out = conn.outstanding.popleft()
+            self._events.append(RequestFailed(out.target, reason, out.host))
 
     # --- the sans-IO contract ---------------------------------------------------------
 

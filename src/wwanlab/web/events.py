@@ -19,6 +19,42 @@ class ResponseReceived(WebEvent):
     body: bytes
     at: float
     port: int  # the client's local port: which connection carried it
+    host: str = ""  # the Host the request named
+    headers: tuple[tuple[str, str], ...] = ()  # the response's header fields
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionStarted(WebEvent):
+    """The client sent the SYN of a new connection from local ``port``."""
+
+    port: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionReady(WebEvent):
+    """The three-way handshake of the connection on ``port`` completed."""
+
+    port: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionEnded(WebEvent):
+    """The connection on ``port`` will carry no more responses (closed, reset, aborted)."""
+
+    port: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RequestWritten(WebEvent):
+    """The request for ``target`` was handed to the connection on ``port``."""
+
+    host: str
+    target: str
+    port: int
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +73,7 @@ class RequestFailed(WebEvent):
 
     target: str
     reason: str
+    host: str = ""  # the Host the request named
 
 
 @dataclass(frozen=True, slots=True)

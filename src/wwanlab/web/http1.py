@@ -90,6 +90,7 @@ def encode_response(
     version: str = "HTTP/1.1",
     close: bool = False,
     content_type: str = "application/octet-stream",
+    headers: tuple[tuple[str, str], ...] = (),
 ) -> bytes:
     reason = REASONS.get(status, "Unknown")
     lines = [
@@ -97,6 +98,7 @@ def encode_response(
         f"Content-Type: {content_type}",
         f"Content-Length: {len(body)}",
     ]
+    lines.extend(f"{k}: {v}" for k, v in headers)
     if close and version == "HTTP/1.1":
         lines.append("Connection: close")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body

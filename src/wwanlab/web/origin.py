@@ -1,4 +1,5 @@
-"""An HTTP origin server on the sans-IO TCP endpoint: static resources by path, or a
+"""An HTTP origin server on the sans-IO TCP endpoint: static resources by path (bare
+bodies, or ``WebObject``s served with their Content-Type and Content-Encoding), or a
 handler that answers each request (a web service).
 
 It is itself a contract endpoint (bind it where the TCP endpoint would go): it passes
@@ -21,6 +22,7 @@ from wwanlab.tcp import (
 )
 from wwanlab.web.events import RequestServed
 from wwanlab.web.http1 import HttpError, Request, RequestReader, encode_response
+from wwanlab.web.page import WebObject
 
 Handler = Callable[[Request], tuple[int, str, bytes]]
 """A request -> (status, content type, body)."""
@@ -40,11 +42,13 @@ class HttpOrigin:
         rng: random.Random,
         resources: Mapping[str, bytes] | None = None,
         handler: Handler | None = None,
+        objects: Mapping[str, WebObject] | None = None,
     ) -> None:
         self.tcp = TcpEndpoint(ip, port, config, rng)
         self.tcp.listen()
         self._resources = resources or {}
         self._handler = handler
+        self._objects = objects or {}
         self._readers: dict[int, RequestReader] = {}
         self._closing: set[int] = set()
         self._events: list[Event] = []
@@ -69,7 +73,13 @@ class HttpOrigin:
             self._respond(conn_id, "", error.status, b"", "HTTP/1.1", close=True)
             return
         for request in requests:
-            if self._handler is not None:
+            headers: tuple[tuple[str, str], ...] = ()
+            obj = self._objects.get(request.target)
+            if obj is not None:
+                status, content_type, body = 200, obj.content_type, obj.body
+                if obj.encoding != "identity":
+                    headers = (("Content-Encoding", obj.encoding),)
+            elif self._handler is not None:
                 status, content_type, body = self._handler(request)
             else:
                 found = self._resources.get(request.target)
@@ -84,7 +94,14 @@ class HttpOrigin:
                 )
             close = not request.keep_alive
             self._respond(
-                conn_id, request.target, status, body, request.version, close, content_type
+                conn_id,
+                request.target,
+                status,
+                body,
+                request.version,
+                close,
+                content_type,
+                headers,
             )
             if close:
                 break
@@ -98,8 +115,10 @@ class HttpOrigin:
         version: str,
         close: bool,
         content_type: str = DEFAULT_TYPE,
+        headers: tuple[tuple[str, str], ...] = (),
     ) -> None:
-        self.tcp.send(conn_id, encode_response(status, body, version, close, content_type))
+        response = encode_response(status, body, version, close, content_type, headers)
+        self.tcp.send(conn_id, response)
         self._events.append(RequestServed(conn_id, target, status, len(body)))
         if close:
             self._close(conn_id)
