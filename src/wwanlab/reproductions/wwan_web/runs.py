@@ -6,9 +6,9 @@ browser and its options; the rest of the reproduction sees rows only.
 
 from wwanlab.experiments.scenario import Row
 from wwanlab.reproductions.wwan_web.ftp import KB, ftp_download
-from wwanlab.tcp import TcpConfig
+from wwanlab.web.topology import linux_2_4
 
 
 def ftp_row(link: str, kb: int, seed: int) -> Row:
-    result = ftp_download(link, kb * KB, seed, TcpConfig())
+    result = ftp_download(link, kb * KB, seed, linux_2_4())
     return {"complete": result.complete, "seconds": result.seconds, "kbps": result.kbps}
