@@ -265,11 +265,16 @@ class StubResolver:
 
 class ZoneServer:
     """Answers A queries from ``zone`` (name -> addresses), as a recursive resolver
-    with everything cached would; the answer name is a pointer to the question."""
+    with everything cached would; the answer name is a pointer to the question. Names
+    outside the zone get ``default`` when given (a DNS-boosting server answers every
+    name with its proxy), else NXDOMAIN."""
 
-    def __init__(self, zone: Mapping[str, list[str]], ttl: int = 300) -> None:
+    def __init__(
+        self, zone: Mapping[str, list[str]], ttl: int = 300, default: list[str] | None = None
+    ) -> None:
         self._zone = {k.lower().rstrip("."): v for k, v in zone.items()}
         self._ttl = ttl
+        self._default = default
         self._out: list[tuple[bytes, Address]] = []
 
     def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
@@ -283,7 +288,7 @@ class ZoneServer:
         if query.is_response or len(query.questions) != 1:
             return
         q = query.questions[0]
-        addresses = self._zone.get(q.name.lower().rstrip("."))
+        addresses = self._zone.get(q.name.lower().rstrip("."), self._default)
         flags = FLAG_QR | FLAG_RA | (query.flags & FLAG_RD)
         if addresses is None:
             reply = encode_message(Message(query.id, flags | RCODE_NXDOMAIN, (q,)))

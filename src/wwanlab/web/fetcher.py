@@ -142,12 +142,10 @@ class FetchFailed(WebEvent):
     at: float
 
 
-class Fetcher(Protocol):
-    """What the browser drives: see the module docstring."""
+class PortEndpoint(Protocol):
+    """A sans-IO endpoint on several local ports and IP protocols of one host."""
 
     def ports(self) -> list[tuple[int, range]]: ...
-
-    def fetch(self, url: str, now: float) -> None: ...
 
     def receive(
         self, protocol: int, port: int, data: bytes, addr: Address, now: float
@@ -160,6 +158,12 @@ class Fetcher(Protocol):
     def datagrams_to_send(self, now: float) -> list[Datagram]: ...
 
     def next_event(self) -> Event | None: ...
+
+
+class Fetcher(PortEndpoint, Protocol):
+    """What the browser drives: see the module docstring."""
+
+    def fetch(self, url: str, now: float) -> None: ...
 
 
 FetcherFactory = Callable[[str, Address, random.Random], Fetcher]

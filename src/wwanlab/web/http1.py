@@ -5,6 +5,7 @@ Content-Length, by chunked transfer coding (RFC 9112 7.1) or by the connection c
 (RFC 9112 6.3 rule 8). Every length read from the wire is bounded.
 """
 
+import zlib
 from dataclasses import dataclass
 
 from wwanlab.core.errors import WwanlabError
@@ -13,6 +14,7 @@ CRLF = b"\r\n"
 MAX_HEAD = 16 * 1024  # bytes allowed for a start line plus headers
 MAX_CHUNK_LINE = 1024
 MAX_BODY = 8 * 1024 * 1024  # octets of request body accepted
+MAX_DECODED = 8 * 1024 * 1024  # octets a content-coded body may inflate to
 
 
 class HttpError(WwanlabError):
@@ -280,3 +282,20 @@ class ResponseReader:
                 raise HttpError("chunk not followed by CRLF")
             self._chunks.append(bytes(buffer[end + 2 : end + 2 + size]))
             del buffer[: end + 4 + size]
+
+
+def decode_body(body: bytes, encoding: str) -> bytes:
+    """The body without its Content-Encoding (RFC 9110 8.4.1: gzip or deflate), at
+    most ``MAX_DECODED`` octets; ValueError for an unknown coding or corrupt data."""
+    coding = encoding.lower()
+    if coding in ("", "identity"):
+        return body[:MAX_DECODED]
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        raise ValueError(f"unknown content coding {encoding[:30]!r}")
+    # wbits 47: zlib or gzip header, detected (RFC 9110 8.4.1.2-3 name both).
+    inflater = zlib.decompressobj(47)
+    try:
+        data = inflater.decompress(body, MAX_DECODED)
+    except zlib.error as error:
+        raise ValueError(f"corrupt {coding} body: {error}") from None
+    return data

@@ -42,7 +42,7 @@ from wwanlab.sim.router import Router
 from wwanlab.tcp import TcpConfig
 from wwanlab.tcp.config import RTO_INITIAL_RFC2988, InitialWindow
 from wwanlab.web.dns import DNS_PORT, ZoneServer
-from wwanlab.web.fetcher import HTTP_PORT, Fetcher
+from wwanlab.web.fetcher import HTTP_PORT, PortEndpoint
 from wwanlab.web.origin import HttpOrigin
 from wwanlab.web.page import Page, WebObject
 
@@ -122,10 +122,12 @@ class _Port:
 
 
 class FetcherDriver:
-    """Binds ``fetcher`` to every port it names on ``host``; after any input: drain its
-    events into ``on_event``, send its datagrams, re-arm its one timer."""
+    """Binds ``fetcher`` (any port endpoint) to every port it names on ``host``; after
+    any input: drain its events into ``on_event``, send its datagrams, re-arm its timer."""
 
-    def __init__(self, host: Host, fetcher: Fetcher, on_event: Callable[[Event], None]) -> None:
+    def __init__(
+        self, host: Host, fetcher: PortEndpoint, on_event: Callable[[Event], None]
+    ) -> None:
         self.host = host
         self.fetcher = fetcher
         self.on_event = on_event
@@ -133,26 +135,27 @@ class FetcherDriver:
         self._udp: dict[tuple[int, Address], UdpFlow] = {}
         self._ip: dict[tuple[int, str], IpFlow] = {}
         self._flushing = False
-        self._again = False
         for protocol, ports in fetcher.ports():
             for port in ports:
                 host.bind_transport(protocol, port, _Port(self, protocol, port))
 
     def flush(self) -> None:
-        if self._flushing:  # an event handler issued a command: go round once more
-            self._again = True
+        """Until the endpoint has nothing more to say: events, then datagrams."""
+        if self._flushing:
             return
         self._flushing = True
         host = self.host
-        fetcher = self.fetcher
+        endpoint = self.fetcher
         try:
             while True:
-                self._again = False
-                while (event := fetcher.next_event()) is not None:
+                progressed = False
+                while (event := endpoint.next_event()) is not None:
+                    progressed = True
                     self.on_event(event)
-                for protocol, port, data, addr in fetcher.datagrams_to_send(host.kernel.now):
+                for protocol, port, data, addr in endpoint.datagrams_to_send(host.kernel.now):
+                    progressed = True
                     host.send_packet(self._flow(protocol, port, addr).packet(data, host.next_id()))
-                if not self._again:
+                if not progressed:
                     break
         finally:
             self._flushing = False

@@ -1,0 +1,76 @@
+"""The named optimizations a user switches on (``wwanlab web ... --opt a,b``).
+
+Each option of paper 003 changes the page (what the origins serve: compressed bodies,
+reduced images) and/or the download's ``Setup`` (who resolves names, which proxies run,
+how the browser fetches). Options combine: they are applied in the order given.
+"""
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from wwanlab.core.errors import UsageError
+from wwanlab.web.browser import Setup
+from wwanlab.web.page import Page
+
+
+@dataclass(frozen=True)
+class Option:
+    """One technique: its name, what it is (with the paper's section), what it changes."""
+
+    name: str
+    help: str
+    page: Callable[[Page], Page] | None = None
+    setup: Callable[[Setup], Setup] | None = None
+
+
+def _setting(**changes: object) -> Callable[[Setup], Setup]:
+    def change(setup: Setup) -> Setup:
+        return dataclasses.replace(setup, **changes)  # type: ignore[arg-type]
+
+    return change
+
+
+OPTIONS: dict[str, Option] = {
+    option.name: option
+    for option in (
+        Option(
+            "dns-boost",
+            "section 4.2.2: the operator's DNS answers every name with its proxy, which "
+            "fetches on the client's behalf",
+            setup=_setting(dns_boost=True),
+        ),
+        Option(
+            "url-rewrite",
+            "section 4.2.2: the operator's proxy rewrites embedded URLs to itself (one DNS "
+            "lookup, one server)",
+            setup=_setting(url_rewrite=True),
+        ),
+    )
+}
+"""Every option by name."""
+
+
+def parse_options(text: str) -> list[Option]:
+    """``"a,b"`` -> the options named; an unknown name is a ``UsageError``."""
+    chosen: list[Option] = []
+    for name in (part.strip() for part in text.split(",")):
+        if not name:
+            continue
+        option = OPTIONS.get(name)
+        if option is None:
+            known = ", ".join(OPTIONS)
+            raise UsageError(f"unknown option {name!r} (known: {known})")
+        if option not in chosen:
+            chosen.append(option)
+    return chosen
+
+
+def apply(options: list[Option], page: Page, setup: Setup) -> tuple[Page, Setup]:
+    """The page and setup with every option applied, in order."""
+    for option in options:
+        if option.page is not None:
+            page = option.page(page)
+        if option.setup is not None:
+            setup = option.setup(setup)
+    return page, setup

@@ -1,0 +1,196 @@
+"""A concrete page for one of Table 1's sites: real bytes with the row's statistics.
+
+For a site and a seed, ``generate`` builds a main HTML document and its embedded
+objects so that the page has exactly the row's object count (the main document
+included), total bytes, largest object and number of domains (``tables``); sizes
+follow ``sizes``; the fixed-fidelity share of the bytes and the gzip ratio of the
+fixed-fidelity content follow Table 3 (its mean for the other six sites); images are
+incompressible (``synth``). The same site and seed give the same bytes.
+"""
+
+import random
+from dataclasses import dataclass
+
+from wwanlab.core.errors import UsageError
+from wwanlab.core.rng import RngStreams
+from wwanlab.web.page import Page, WebObject
+from wwanlab.web.pages import sizes as sizing
+from wwanlab.web.pages import synth
+from wwanlab.web.pages.markup import embedding_tag
+from wwanlab.web.pages.tables import SITES, Site, fixed_share, lossless_ratio
+
+# Host names, the main document's first. CNN's are Figure 3's where it spells them
+# (www2.cnn.com, i2.cnn.net, ads.web.aol.com, ping.nnselect.com); its elided Akamai
+# name and its server known only by an IP address get invented names. The other sites'
+# names are invented under .example (the paper names none): a main server, then image,
+# script and advertising servers as pages of the period used them.
+HOSTS: dict[str, tuple[str, ...]] = {
+    "altavista": ("www.altavista.example", "img.altavista.example"),
+    "mail": (
+        "www.mail.example", "img.mail.example", "ads.adserver.example", "stats.counter.example",
+    ),
+    "yahoo": (
+        "www.yahoo.example", "us.i1.yimg.example", "us.js2.yimg.example",
+        "us.a1.yimg.example", "ads.yahoo.example", "geo.yahoo.example",
+    ),
+    "go": ("www.go.example", "img.go.example", "ads.go.example"),
+    "bbc": ("www.bbc.example", "newsimg.bbc.example"),
+    "amazon": ("www.amazon.example", "images.amazon.example", "g-images.amazon.example"),
+    "aol": (
+        "www.aol.example", "cdn.aol.example", "img.aol.example", "js.aol.example",
+        "ads.web.aol.example", "stats.aol.example", "ar.atwola.example", "a1.akamai.example",
+    ),
+    "sourceforge": (
+        "sourceforge.example", "images.sourceforge.example", "ads.osdn.example",
+        "c.sf.example", "pixel.counter.example",
+    ),
+    "fortunecity": ("www.fortunecity.example",),
+    "cnn": (
+        "www2.cnn.com", "i2.cnn.net", "ads.web.aol.com", "a1.deploy.akamai.example",
+        "ping.nnselect.com", "svcs.cnn.example",
+    ),
+}  # fmt: skip
+
+CSS_SHARE = 1 / 3  # of the fixed-fidelity objects besides the HTML; the rest is JavaScript
+SMALL_IMAGE = 2000  # bytes: under it an image is a GIF (or PNG), over it mostly a JPEG
+SMALL_GIF_SHARE = 0.85  # of small images (buttons, spacers, icons); the rest PNG
+LARGE_JPEG_SHARE = 0.7  # of large images (photos); the rest GIF
+MAX_PIXELS = (468, 300)  # image width, height drawn up to these (468: the banner ad width)
+
+
+@dataclass(frozen=True, slots=True)
+class _Object:
+    url: str
+    content_type: str
+    size: int
+    width: int = 0
+    height: int = 0
+
+
+def generate(site: str, seed: int) -> Page:
+    """The page of Table 1's ``site`` for ``seed``."""
+    row = SITES.get(site)
+    if row is None:
+        raise UsageError(f"unknown site {site!r}; known: {', '.join(SITES)}")
+    streams = RngStreams(seed)
+    rng = streams.stream("web-page", site)
+    sizes = sizing.allocate(row.count, row.total_bytes, row.max_bytes, rng)
+    fixed = sizing.split(sizes, round(fixed_share(site) * row.total_bytes), row.max_bytes)
+    main_size, css_js, images = _classify(sizes, fixed, rng)
+    objects = _place(site, row, css_js, images, rng)
+    head = [o for o in objects if o.content_type == "text/css"]
+    body = [o for o in objects if o.content_type != "text/css"]
+    rng.shuffle(body)
+    ordered = head + body
+    html = _document(site, head, body, main_size, streams.stream("web-page", site, "html"))
+    texts = {
+        o.url: [
+            synth.Filler(_kind(o.content_type), o.size, streams.stream("web-page", site, o.url))
+        ]
+        for o in ordered
+        if not o.content_type.startswith("image/")
+    }
+    share = synth.calibrate([html, *texts.values()], lossless_ratio(site))
+    main_url = f"http://{HOSTS[site][0]}/"
+    main = WebObject(main_url, "text/html", synth.render(html, share))
+    served = []
+    for o in ordered:
+        if o.url in texts:
+            body_bytes = synth.render(texts[o.url], share)
+        else:
+            image_rng = streams.stream("web-page", site, o.url)
+            body_bytes = synth.image(o.content_type, o.size, o.width, o.height, image_rng)
+        served.append(WebObject(o.url, o.content_type, body_bytes))
+    return Page(site, main, tuple(served))
+
+
+def _kind(content_type: str) -> str:
+    return "css" if content_type == "text/css" else "js"
+
+
+def _classify(
+    sizes: list[int], fixed: list[bool], rng: random.Random
+) -> tuple[int, list[tuple[str, int]], list[tuple[str, int]]]:
+    """The main document's size (the largest fixed-fidelity object), then the other
+    objects as (content type, size): style sheets and scripts, images."""
+    text = sorted((s for s, f in zip(sizes, fixed, strict=True) if f), reverse=True)
+    css_js = [
+        ("text/css" if rng.random() < CSS_SHARE else "application/x-javascript", s)
+        for s in text[1:]
+    ]
+    images = []
+    for size in (s for s, f in zip(sizes, fixed, strict=True) if not f):
+        if size < SMALL_IMAGE:
+            kind = "image/gif" if rng.random() < SMALL_GIF_SHARE else "image/png"
+        else:
+            kind = "image/jpeg" if rng.random() < LARGE_JPEG_SHARE else "image/gif"
+        images.append((kind, size))
+    return text[0], css_js, images
+
+
+EXTENSION = {
+    "text/css": ("css", "css"),
+    "application/x-javascript": ("js", "js"),
+    "image/gif": ("images", "gif"),
+    "image/jpeg": ("images", "jpg"),
+    "image/png": ("images", "png"),
+}
+
+
+def _place(
+    site: str,
+    row: Site,
+    css_js: list[tuple[str, int]],
+    images: list[tuple[str, int]],
+    rng: random.Random,
+) -> list[_Object]:
+    """Each embedded object on a host, every host serving at least one object (the
+    main host serves the HTML), with a path of its type."""
+    hosts = HOSTS[site]
+    typed = css_js + images
+    order = list(range(len(typed)))
+    rng.shuffle(order)
+    where = [0] * len(typed)
+    for n, i in enumerate(order):
+        where[i] = n + 1 if n + 1 < len(hosts) else rng.randrange(len(hosts))
+    objects = []
+    for i, ((content_type, size), host) in enumerate(zip(typed, where, strict=True)):
+        folder, extension = EXTENSION[content_type]
+        word = rng.choice(synth.VOCABULARY)
+        url = f"http://{hosts[host]}/{folder}/{word}{i}.{extension}"
+        if content_type.startswith("image/"):
+            width, height = (rng.randint(1, m) for m in MAX_PIXELS)
+            objects.append(_Object(url, content_type, size, width, height))
+        else:
+            objects.append(_Object(url, content_type, size))
+    return objects
+
+
+DOCTYPE = '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n'
+
+
+def _document(
+    site: str, head: list[_Object], body: list[_Object], size: int, rng: random.Random
+) -> list[synth.Part]:
+    """The main document's parts, ``size`` bytes once rendered: the style sheets in the
+    head, the scripts and images in the body with text before each and at the end."""
+    skeleton = [f"{DOCTYPE}<html><head><title>{site}</title>\n"]
+    skeleton += [embedding_tag(o.content_type, o.url) + "\n" for o in head]
+    skeleton.append("</head><body>\n")
+    tags = []
+    for o in body:
+        if o.content_type.startswith("image/"):
+            tags.append(f'<img src="{o.url}" width="{o.width}" height="{o.height}" alt="">\n')
+        else:
+            tags.append(embedding_tag(o.content_type, o.url) + "\n")
+    end = "</body></html>\n"
+    room = size - sum(map(len, skeleton)) - sum(map(len, tags)) - len(end)
+    if room < 0:
+        raise ValueError(f"{site}: the HTML ({size} bytes) cannot hold its {len(tags)} tags")
+    weights = [rng.random() for _ in range(len(tags) + 1)]
+    cuts = [round(room * sum(weights[: i + 1]) / sum(weights)) for i in range(len(weights))]
+    lengths = [b - a for a, b in zip([0, *cuts[:-1]], cuts, strict=True)]
+    parts: list[synth.Part] = list(skeleton)
+    for tag, length in zip([*tags, end], lengths, strict=True):
+        parts += [synth.Filler("html", length, random.Random(rng.getrandbits(64))), tag]
+    return parts
