@@ -23,7 +23,7 @@ from wwanlab.experiments.reproduction import (
 from wwanlab.experiments.scenario import Parameter, Row, Scenario, experiment_kind
 from wwanlab.report import Figure, Params, ReportPage, Table, Text
 from wwanlab.reproductions.wwan_web import claims as C
-from wwanlab.reproductions.wwan_web import figures, runs, tables
+from wwanlab.reproductions.wwan_web import fec, figures, runs, tables
 from wwanlab.reproductions.wwan_web import published as P
 from wwanlab.reproductions.wwan_web.configs import CONFIGS
 from wwanlab.reproductions.wwan_web.plan import Plan, plan, split_cell
@@ -125,24 +125,30 @@ def all_claims(
         C.dual_claim(r),
         C.all_claim(r),
         C.mismatch_claim(r),
-        *runs.fec_claims(),
     ]
 
 
 def body(ctx: Context) -> ReproductionResult:
-    p = plan(ctx.quick, runs.table1_sites())
+    p = plan(ctx.quick, runs.table1_sites(), runs.available)
     page_rows = ctx.execute(page_scenario(p, ctx.quick))
     ftp_rows = ctx.execute(ftp_scenario(p, ctx.quick))
+    fec_results = fec.run(ctx)
     r = results(page_rows, ftp_rows)
     table3 = runs.table3(p.repetitions)
-    found = all_claims(r, table3, p.sites)
-    page = build_page(ctx, r, table3, p, found)
+    found = [*page_claims(r, table3, p.sites), *fec.claims(fec_results)]
+    page = build_page(ctx, r, table3, p, found, fec.figures(ctx, fec_results))
     return ReproductionResult(NAME, found, page)
 
 
 def build_page(
-    ctx: Context, r: Results, table3: dict[str, P.Compressibility], p: Plan, found: list[Claim]
+    ctx: Context,
+    r: Results,
+    table3: dict[str, P.Compressibility],
+    p: Plan,
+    found: list[Claim],
+    extra: list[PaperFigure],
 ) -> ReportPage:
+    """The page: claims, every table beside the paper's, the figures, assumptions."""
     fig4 = figures.figure4(r, ctx.figure_path("figure4.png"))
     fig_tput = figures.throughput_figure(r, ctx.figure_path("throughput.png"))
     fig5 = figures.figure5(r, ctx.figure_path("figure5.png"))
@@ -206,7 +212,7 @@ def build_page(
             "Tables 7-9's times, drawn as black diamonds",
             shown=[tables.table7(r), tables.table8(r), tables.table9(r)],
         ),
-        *runs.extra_figures(ctx),
+        *extra,
     ]
     return reproduction_page(
         ctx,
@@ -246,7 +252,7 @@ def build_page(
         ],
         claims=found,
         figures=paper_figures,
-        assumptions=[*ASSUMPTIONS, *runs.assumptions()],
+        assumptions=[*ASSUMPTIONS, *runs.ASSUMPTIONS, *fec.ASSUMPTIONS],
     )
 
 

@@ -5,10 +5,11 @@ is downloaded once per page seed, and every configuration sees the same pages (p
 seed = repetition), so two columns of a table differ by the technique alone.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.reproductions.wwan_web import published as P
-from wwanlab.reproductions.wwan_web.configs import CONFIGS
+from wwanlab.reproductions.wwan_web.configs import CONFIGS, Config
 
 GPRS = "gprs-3plus1"
 REPETITIONS = 20  # section 3: "all experiments were repeated 20 or more times"
@@ -37,15 +38,16 @@ def split_cell(name: str) -> tuple[str, str, str]:
     return link, site, config
 
 
-def plan(quick: bool, sites: tuple[str, ...]) -> Plan:
+def plan(quick: bool, sites: tuple[str, ...], available: Callable[[Config], bool]) -> Plan:
     """Table 1's ``sites`` (the full run: all ten) with the default browser on GPRS; the
-    four sites of Tables 3-9 in every configuration; the four on the other links with
-    the default browser (Table 11). The quick run leaves out Table 1's other six sites
-    and Figure 5's 5, 7, 15 and 20 connections, and repeats 3 times."""
+    four sites of Tables 3-9 in every ``available`` configuration; the four on the other
+    links with the default browser (Table 11). The quick run leaves out Table 1's other
+    six sites and Figure 5's 5, 7, 15 and 20 connections, and repeats 3 times."""
     table1 = P.SITES4 if quick else sites
     cells = [cell(GPRS, s, "default") for s in table1]
+    configs = [c for c in (QUICK_CONFIGS if quick else GPRS_CONFIGS) if available(CONFIGS[c])]
     for site in P.SITES4:
-        cells += [cell(GPRS, site, c) for c in (QUICK_CONFIGS if quick else GPRS_CONFIGS)]
+        cells += [cell(GPRS, site, c) for c in configs]
     for link in P.LINKS[1:]:
         cells += [cell(link, s, "default") for s in P.SITES4]
     return Plan(

@@ -1,36 +1,20 @@
 """Paper 003's published numbers, transcribed as printed, each with its table or section.
 
-Where the paper prints a derived number (an improvement, a degradation) beside the
+Tables 1 and 3 are the page models' (``wwanlab.web.pages``), re-exported here. Where
+the paper prints a derived number (an improvement, a degradation) beside the
 numbers it derives from, both are kept as printed: some do not follow from their own row
 (``implied_improvement`` recomputes them), and the page shows both.
 """
 
-from dataclasses import dataclass
+from wwanlab.web.pages import SITES, TABLE3, Compressibility
+
+__all__ = ["SITES", "TABLE3", "Compressibility"]  # re-exported beside the rest
 
 SITES4 = ("mail", "yahoo", "amazon", "cnn")  # section 3: the four sites studied from Table 3 on
 
 
-@dataclass(frozen=True)
-class Latency:
-    """A mean download time (s) with its standard deviation when printed."""
-
-    mean: float
-    sd: float | None = None
-
-
-# Table 1, column WWAN-Virtual (mean and standard deviation, s) and T'put (Virtual, kbit/s).
-TABLE1_VIRTUAL: dict[str, tuple[Latency, float]] = {
-    "altavista": (Latency(13.3, 2.2), 8.2),
-    "mail": (Latency(34.5, 3.4), 8.5),
-    "yahoo": (Latency(35.0, 3.1), 13.8),
-    "go": (Latency(69.2, 4.5), 10.7),
-    "bbc": (Latency(72.6, 6.1), 8.0),
-    "amazon": (Latency(76.4, 7.7), 9.6),
-    "aol": (Latency(80.0, 7.3), 16.9),
-    "sourceforge": (Latency(92.1, 6.1), 11.5),
-    "fortunecity": (Latency(114.4, 7.1), 11.8),
-    "cnn": (Latency(196.3, 12.4), 7.6),
-}
+# Tables 1 and 3 live with the page models that are built from them: web.pages.tables.
+TABLE1 = SITES
 # Section 3: web throughput "varies between only 7.5 Kbps to 17 Kbps".
 WEB_TPUT_RANGE = (7.5, 17.0)
 
@@ -44,23 +28,6 @@ TABLE2_GPRS_FTP: dict[int, tuple[float, float]] = {
 }
 
 
-@dataclass(frozen=True)
-class Compressibility:
-    """Table 3: KB before and after compression per fidelity class, and the total %."""
-
-    fixed: float
-    lossless: float
-    variable: float
-    lossy: float
-    total_pct: float
-
-
-TABLE3: dict[str, Compressibility] = {
-    "mail": Compressibility(11.8, 3.0, 17.4, 8.8, 59.6),
-    "yahoo": Compressibility(36.8, 7.1, 24.9, 11.7, 69.5),
-    "amazon": Compressibility(45.4, 9.5, 46.0, 20.7, 67.6),
-    "cnn": Compressibility(160.0, 65.3, 35.4, 27.6, 52.6),
-}
 # Section 4.1.1: "significant opportunities for data compression (between 52% to 70%)".
 COMPRESSION_RANGE = (52.0, 70.0)
 

@@ -1,14 +1,84 @@
 """The runs themselves: one page download through the browser model, one FTP transfer.
 
-This is the seam to the web packages (``wwanlab.web``): pages, content transforms, the
-browser and its options; the rest of the reproduction sees rows only.
+This is the seam to the web packages (``wwanlab.web``): pages, the browser and its named
+options; the rest of the reproduction sees rows only. A configuration whose options are
+not all known to ``wwanlab.web.options`` is not measured (``available``), and its cells
+read "not measured" on the page.
 """
 
+import functools
+
 from wwanlab.experiments.scenario import Row
+from wwanlab.reproductions.wwan_web.configs import Config
 from wwanlab.reproductions.wwan_web.ftp import KB, ftp_download
+from wwanlab.web.browser import PageDownload, Setup, download
+from wwanlab.web.options import OPTIONS, apply, parse_options
+from wwanlab.web.page import Page
+from wwanlab.web.pages import SITES, generate
 from wwanlab.web.topology import linux_2_4
+
+
+def available(config: Config) -> bool:
+    """Whether every option ``config`` names exists."""
+    return all(name in OPTIONS for name in config.options)
+
+
+def table1_sites() -> tuple[str, ...]:
+    return tuple(SITES)
+
+
+@functools.lru_cache(maxsize=64)
+def page(site: str, page_seed: int) -> Page:
+    """The site's page for ``page_seed`` (kept: every configuration downloads it)."""
+    return generate(site, page_seed)
+
+
+def page_download(link: str, site: str, config: Config, page_seed: int, seed: int) -> Row:
+    """One download of the site's page ``page_seed`` under ``config``; its row."""
+    original = page(site, page_seed)
+    setup = Setup(link=link, strategy=config.strategy, connections=config.connections)
+    transformed, setup = apply(parse_options(",".join(config.options)), original, setup)
+    return row(download(transformed, setup, seed), original)
+
+
+def row(d: PageDownload, original: Page) -> Row:
+    """Time, throughput of the page's content (Table 1's T'put: the original bytes over
+    the time) and Figure 4's shares; the breakdown's link overhead ("other") counts as
+    the paper's "Other under utilization" with the idle time it calls so."""
+    shares = d.breakdown.shares()
+    content_kb = original.total_bytes / KB
+    return {
+        "complete": d.complete,
+        "seconds": d.total_time,
+        "content_kb": content_kb,
+        "kbps": content_kb * 8 / d.total_time if d.total_time > 0 else None,
+        "body_kb": d.body_bytes / KB,
+        "downlink_kb": d.downlink_bytes / KB,
+        "failed_objects": sum(1 for o in d.objects if not o.ok),
+        "connections": len(d.connections),
+        "dns_queries": d.dns_queries,
+        "share_payload": shares["payload"],
+        "share_dns": shares["dns"],
+        "share_handshake": shares["tcp"],
+        "share_other": shares["other"] + shares["under"],
+    }
 
 
 def ftp_row(link: str, kb: int, seed: int) -> Row:
     result = ftp_download(link, kb * KB, seed, linux_2_4())
     return {"complete": result.complete, "seconds": result.seconds, "kbps": result.kbps}
+
+
+def table3(repetitions: int) -> dict[str, Compressibility]:
+    """Table 3 on our pages: each of the four sites' pages ``0 .. repetitions - 1``,
+    compressed as the options do, averaged."""
+    out: dict[str, Compressibility] = {}
+    for site in SITES4:
+        found = [compressibility(page(site, seed), site) for seed in range(repetitions)]
+        out[site] = Compressibility(
+            *(statistics.fmean(getattr(c, f.name) for c in found) for f in fields(Compressibility))
+        )
+    return out
+
+
+ASSUMPTIONS: list[str] = []

@@ -34,15 +34,15 @@ def _imp(r: Results, site: str, config: str, base: str, link: str = GPRS) -> str
 def table1(r: Results, sites: Sequence[str]) -> Table:
     rows: list[TableRow] = []
     for site in sites:
-        latency, kbps = P.TABLE1_VIRTUAL[site]
+        row = P.TABLE1[site]
         s = r.get(GPRS, site, "default")
         rows.append(
             {
                 "site": site,
-                "paper s (sd)": f"{latency.mean:g} ({latency.sd:g})",
+                "paper s (sd)": f"{row.wwan_virtual_s:g} ({row.wwan_virtual_sd:g})",
                 "ours s": _time(r, site, "default"),
                 "ours sd": _r(s.sd) if s else None,
-                "paper kbit/s": kbps,
+                "paper kbit/s": row.throughput_kbps,
                 "ours kbit/s": _r(s.means["kbps"]) if s else None,
                 "ours content KB": _r(s.means["content_kb"]) if s else None,
             }
@@ -62,11 +62,11 @@ def table3(ours: Mapping[str, P.Compressibility]) -> Table:
                 {
                     "site": site if who == "paper" else "",
                     "": who,
-                    "fixed KB": _r(c.fixed),
-                    "lossless KB": _r(c.lossless),
-                    "variable KB": _r(c.variable),
-                    "lossy KB": _r(c.lossy),
-                    "total compression %": _r(c.total_pct),
+                    "fixed KB": _r(c.fixed_kb),
+                    "lossless KB": _r(c.lossless_kb),
+                    "variable KB": _r(c.variable_kb),
+                    "lossy KB": _r(c.lossy_kb),
+                    "total compression %": _r(c.total_compression_pct),
                 }
             )
     return Table.from_rows(rows, caption="Table 3: compressibility of the four pages (KB)")
