@@ -20,7 +20,9 @@ GPRS = "gprs-3plus1"
 
 
 def test_table1_virtual_column_as_printed() -> None:
-    cells = {s: (r.wwan_virtual_s, r.wwan_virtual_sd, r.throughput_kbps) for s, r in P.TABLE1.items()}
+    cells = {
+        s: (r.wwan_virtual_s, r.wwan_virtual_sd, r.throughput_kbps) for s, r in P.TABLE1.items()
+    }
     assert cells["altavista"] == (13.3, 2.2, 8.2)
     assert cells["amazon"] == (76.4, 7.7, 9.6)
     assert cells["cnn"] == (196.3, 12.4, 7.6)

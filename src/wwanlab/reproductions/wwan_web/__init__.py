@@ -111,9 +111,10 @@ def ftp_scenario(p: Plan, quick: bool) -> Scenario:
     )
 
 
-def all_claims(
+def page_claims(
     r: Results, table3: dict[str, P.Compressibility], sites: tuple[str, ...]
 ) -> list[Claim]:
+    """Every claim the page downloads and FTP transfers test."""
     return [
         C.throughput_claim(r, sites),
         C.idle_claim(r),

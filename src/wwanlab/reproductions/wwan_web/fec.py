@@ -64,8 +64,7 @@ def claims(f: FecResults) -> list[Claim]:
     parts.append(
         ClaimPart(
             "optimum FEC grows with the error rate",
-            all(a <= b for a, b in itertools.pairwise(ordered))
-            and len(set(ordered)) > 1,
+            all(a <= b for a, b in itertools.pairwise(ordered)) and len(set(ordered)) > 1,
             " <= ".join(f"{v}%" for v in ordered),
         )
     )

@@ -7,14 +7,18 @@ read "not measured" on the page.
 """
 
 import functools
+import statistics
+from dataclasses import fields
 
 from wwanlab.experiments.scenario import Row
 from wwanlab.reproductions.wwan_web.configs import Config
 from wwanlab.reproductions.wwan_web.ftp import KB, ftp_download
+from wwanlab.reproductions.wwan_web.published import SITES4
 from wwanlab.web.browser import PageDownload, Setup, download
+from wwanlab.web.content import compressibility
 from wwanlab.web.options import OPTIONS, apply, parse_options
 from wwanlab.web.page import Page
-from wwanlab.web.pages import SITES, generate
+from wwanlab.web.pages import SITES, Compressibility, generate
 from wwanlab.web.topology import linux_2_4
 
 
