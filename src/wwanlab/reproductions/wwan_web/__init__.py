@@ -26,7 +26,7 @@ from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import fec, figures, runs, tables
 from wwanlab.reproductions.wwan_web import published as P
 from wwanlab.reproductions.wwan_web.configs import CONFIGS
-from wwanlab.reproductions.wwan_web.plan import Plan, plan, split_cell
+from wwanlab.reproductions.wwan_web.plan import Plan, make_plan, split_cell
 from wwanlab.reproductions.wwan_web.results import Results, results
 
 NAME = "wwan-web"
@@ -94,7 +94,7 @@ def page_scenario(p: Plan, quick: bool) -> Scenario:
     return Scenario(
         name="wwan_web_pages" + ("_quick" if quick else ""),
         kind=PAGE_KIND,
-        sweep={"params.cell": list(p.cells), "params.page": list(range(p.repetitions))},
+        sweep={"params.page": list(range(p.repetitions)), "params.cell": list(p.cells)},
         seed=SEED,
         description="Paper 003: page downloads per link, site and configuration",
     )
@@ -130,7 +130,7 @@ def page_claims(
 
 
 def body(ctx: Context) -> ReproductionResult:
-    p = plan(ctx.quick, runs.table1_sites(), runs.available)
+    p = make_plan(ctx.quick, runs.table1_sites(), runs.available)
     page_rows = ctx.execute(page_scenario(p, ctx.quick))
     ftp_rows = ctx.execute(ftp_scenario(p, ctx.quick))
     fec_results = fec.run(ctx)

@@ -38,7 +38,7 @@ def split_cell(name: str) -> tuple[str, str, str]:
     return link, site, config
 
 
-def plan(quick: bool, sites: tuple[str, ...], available: Callable[[Config], bool]) -> Plan:
+def make_plan(quick: bool, sites: tuple[str, ...], available: Callable[[Config], bool]) -> Plan:
     """Table 1's ``sites`` (the full run: all ten) with the default browser on GPRS; the
     four sites of Tables 3-9 in every ``available`` configuration; the four on the other
     links with the default browser (Table 11). The quick run leaves out Table 1's other
