@@ -1,4 +1,4 @@
-"""Snoop and Split on a hostile path: random loss, duplication and reordering on both
+"""Snoop, Split and TCP-WWAN on a hostile path: random loss, duplication and reordering on both
 sides of the proxy, plus forged segments (stray data, forged ACKs, RSTs) aimed at the
 proxy and the mobile. Whatever happens, the mobile's application receives a prefix of
 what the fixed host sent: never a wrong byte, never one twice.
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from wwanlab.pep.snoop import SnoopAgent
 from wwanlab.pep.split import SplitProxy
+from wwanlab.pep.tcp_wwan import TcpWwanProxy
 from wwanlab.sim.ipv4 import PROTO_TCP, build_ipv4, parse_ipv4
 from wwanlab.tcp import DataReceived, TcpConfig, TcpEndpoint
 from wwanlab.tcp.segment import ACK, RST, encode_segment, pseudo_header_sum
@@ -35,7 +36,7 @@ class Path:
         config = TcpConfig(mss=536, time_wait=1.0)
         self.fh = TcpEndpoint(FH, FH_PORT, config, random.Random(rng.random()))
         self.mh = TcpEndpoint(MH, MH_PORT, config, random.Random(rng.random()))
-        self.mh.listen()
+        self.serve: bytes | None = None  # the fixed host's answer to a mobile's request
         self.proxy, self.rng, self.loss, self.dup = proxy, rng, loss, dup
         self.queue: list[tuple[float, int, str, bytes]] = []
         self.order = itertools.count()
@@ -50,6 +51,11 @@ class Path:
             heapq.heappush(self.queue, (at, next(self.order), where, packet))
 
     def flush(self, now: float) -> None:
+        while (event := self.fh.next_event()) is not None:
+            if isinstance(event, DataReceived) and self.serve is not None:
+                self.fh.send(event.conn_id, self.serve)
+                self.fh.close(event.conn_id)
+                self.serve = None
         for data, addr in self.fh.datagrams_to_send(now):
             self.hop(now, "proxy-from-fh", build_ipv4(FH, addr[0], PROTO_TCP, data))
         for data, addr in self.mh.datagrams_to_send(now):
@@ -60,8 +66,6 @@ class Path:
         while (event := self.mh.next_event()) is not None:
             if isinstance(event, DataReceived):
                 self.received += event.data
-        while self.fh.next_event() is not None:
-            pass
 
     def deliver(self, now: float, where: str, packet: bytes) -> None:
         if where.startswith("proxy"):
@@ -122,19 +126,29 @@ def forge(rng: random.Random, count: int, kinds: list[str]) -> list[tuple[float,
 
 
 def transfer(proxy_kind: str, seed: int, loss: float, dup: float, forged: int,
-             kinds: list[str]) -> tuple[bytes, bytes]:  # fmt: skip
+             kinds: list[str], mobile_opens: bool = False) -> tuple[bytes, bytes]:  # fmt: skip
+    """The fixed host sends the file: on a connection it opens, or (``mobile_opens``)
+    in answer to a request on one the mobile opens."""
     rng = random.Random(seed)
     proxy: SnoopAgent | SplitProxy
+    config = TcpConfig(mss=536, time_wait=1.0)
     if proxy_kind == "snoop":
         proxy = SnoopAgent({MH})
+    elif proxy_kind == "tcp-wwan":  # a link of 40 kbit/s and 0.15 s round trip, as told
+        proxy = TcpWwanProxy({MH}, 40_000, 0.15, random.Random(seed + 1), wired=config)
     else:
-        config = TcpConfig(mss=536, time_wait=1.0)
-        proxy = SplitProxy({MH}, config, config, random.Random(seed + 1))
+        proxy = SplitProxy({MH}, config, config, random.Random(seed + 1), mobile_opens=True)
     path = Path(proxy, rng, loss, dup)
     data = rng.randbytes(SIZE)
-    conn = path.fh.connect((MH, MH_PORT), 0.0)
-    path.fh.send(conn, data)
-    path.fh.close(conn)
+    if mobile_opens:
+        path.serve = data
+        path.fh.listen()
+        path.mh.send(path.mh.connect((FH, FH_PORT), 0.0), b"GET / HTTP/1.0\r\n\r\n")
+    else:
+        path.mh.listen()
+        conn = path.fh.connect((MH, MH_PORT), 0.0)
+        path.fh.send(conn, data)
+        path.fh.close(conn)
     path.flush(0.0)
     path.run(forge(rng, forged, kinds))
     return data, bytes(path.received)
@@ -142,33 +156,35 @@ def transfer(proxy_kind: str, seed: int, loss: float, dup: float, forged: int,
 
 @settings(max_examples=25, deadline=None)
 @given(
-    proxy=st.sampled_from(["snoop", "split"]),
+    proxy=st.sampled_from(["snoop", "split", "tcp-wwan"]),
     seed=st.integers(0, 2**32),
     loss=st.floats(0.0, 0.3),
     dup=st.floats(0.0, 0.3),
     forged=st.integers(0, 30),
+    mobile_opens=st.booleans(),
 )
 def test_the_mobile_gets_a_prefix_of_the_file_whatever_arrives(
-    proxy: str, seed: int, loss: float, dup: float, forged: int
+    proxy: str, seed: int, loss: float, dup: float, forged: int, mobile_opens: bool
 ) -> None:
-    data, received = transfer(proxy, seed, loss, dup, forged, ["rst", "ack", "data"])
+    data, received = transfer(proxy, seed, loss, dup, forged, ["rst", "ack", "data"], mobile_opens)
     assert received == data[: len(received)]
 
 
 @settings(max_examples=15, deadline=None)
 @given(
-    proxy=st.sampled_from(["snoop", "split"]),
+    proxy=st.sampled_from(["snoop", "split", "tcp-wwan"]),
     seed=st.integers(0, 2**32),
     loss=st.floats(0.0, 0.05),
     dup=st.floats(0.0, 0.3),
     forged=st.integers(0, 30),
+    mobile_opens=st.booleans(),
 )
 def test_without_resets_the_whole_file_arrives_once_in_order(
-    proxy: str, seed: int, loss: float, dup: float, forged: int
+    proxy: str, seed: int, loss: float, dup: float, forged: int, mobile_opens: bool
 ) -> None:
     """Loss (up to 5% per hop, four hops), duplication, reordering, stray data and
     forged ACKs (no RST): the file arrives whole within the run (forged ACKs out of the
     window are ignored, RFC 9293 3.10.7.4). Heavier loss may outlast the run or the
     senders' retry limits; the test above covers it for correctness."""
-    data, received = transfer(proxy, seed, loss, dup, forged, ["ack", "data"])
+    data, received = transfer(proxy, seed, loss, dup, forged, ["ack", "data"], mobile_opens)
     assert received == data

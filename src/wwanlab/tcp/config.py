@@ -80,6 +80,11 @@ class TcpConfig:
     syn_retries: int = SYN_RETRIES
     time_wait: float = 2 * MSL  # RFC 9293 3.4.2; shorten for simulations
     initial_ssthresh: int = INITIAL_SSTHRESH
+    frto: bool = False  # RFC 5682: detect spurious RTOs (Linux: on, net.ipv4.tcp_frto)
+    # For a sender that knows the link it feeds (the TCP-WWAN proxy, paper 003 4.3.1):
+    fixed_window: int = 0  # bytes: cwnd from the start and always (0: congestion control)
+    pacing_bps: float = 0.0  # IP bits/s: data segments leave one segment time apart
+    probe_on_timeout: bool = False  # at RTO expiry ask the receiver before resending
 
     def __post_init__(self) -> None:
         if not 88 <= self.mss <= 65495:
@@ -90,6 +95,10 @@ class TcpConfig:
             raise UsageError("need 0 < rto_min <= rto_initial <= rto_max")
         if self.dup_thresh < 1:
             raise UsageError(f"dup_thresh {self.dup_thresh} must be positive")
+        if self.fixed_window and self.fixed_window < self.mss:
+            raise UsageError(f"fixed window {self.fixed_window} smaller than mss")
+        if self.fixed_window < 0 or self.pacing_bps < 0:
+            raise UsageError("fixed window and pacing rate cannot be negative")
         if not 0.0 < self.delayed_ack_timeout < 0.5:
             raise UsageError("delayed_ack_timeout must be in (0, 0.5) s (RFC 1122 4.2.3.2)")
 
@@ -106,8 +115,8 @@ class TcpConfig:
     @classmethod
     def linux(cls, variant: Variant = Variant.SACK, **overrides: object) -> "TcpConfig":
         """Linux's values: IW10, 200 ms RTO floor on the variance term, 120 s maximum
-        RTO, 40 ms delayed
-        ACK with 16 quick ACKs at the start, 60 s TIME_WAIT, window scaling."""
+        RTO, 40 ms delayed ACK with 16 quick ACKs at the start, 60 s TIME_WAIT, window
+        scaling, F-RTO with the undo of ``tcp_try_undo_loss``."""
         base = cls(
             variant,
             initial_window=InitialWindow.RFC6928,
@@ -119,6 +128,7 @@ class TcpConfig:
             rtt_every_ack=True,
             time_wait=TIME_WAIT_LINUX,
             window_scale=True,
+            frto=True,
         )
         return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
 

@@ -9,6 +9,25 @@ Congestion control follows RFC 5681 (slow start, congestion avoidance, fast
 retransmit/fast recovery), RFC 6582 (NewReno partial ACKs), RFC 6675 (SACK loss
 recovery with pipe and NextSeg) and RFC 3042 (limited transmit); timers follow
 RFC 6298. Which recovery runs is ``TcpConfig.variant``.
+
+With ``TcpConfig.frto`` a timeout is checked for being spurious (F-RTO, RFC 5682): the
+basic algorithm of section 2 without SACK, the SACK-enhanced one of section 3 with it.
+After the first retransmission is acknowledged the sender sends two new segments
+instead of going back; if the next ACK acknowledges data that was never retransmitted,
+the originals were only delayed (a deep queue), and the sender undoes the timeout's
+reduction as Linux's ``tcp_try_undo_loss`` does: cwnd and ssthresh back to at least
+their values before it. Like Linux, F-RTO also runs on a timeout that recurs before
+any ACK (the same SND.UNA), which RFC 5682 step 1 would leave to RTO recovery.
+
+Three options serve a sender that knows the link it feeds, the TCP-WWAN proxy of paper
+003 section 4.3.1 (see docs/tcp.md): ``fixed_window`` (cwnd is the link's
+bandwidth-delay product from the first flight on, never grown, halved or collapsed),
+``pacing_bps`` (data segments leave one segment time apart at the link's rate, through
+a ``Pacer`` that connections to one mobile may share) and ``probe_on_timeout`` (when
+the timer expires, an ACK with an old sequence number asks the receiver what it holds,
+instead of a retransmission; on a FIFO link the answer leaves after everything sent
+before it, so an answer that does not acknowledge SND.UNA proves a loss and the
+outstanding data is resent at once, and an answer that does proves a stall).
 """
 
 import random
@@ -36,6 +55,7 @@ from wwanlab.tcp.stats import CwndSample, Recorder, TcpStats
 
 SEQ_MOD: Final = 1 << 32  # RFC 9293 3.4: sequence arithmetic is modulo 2**32
 _HALF: Final = 1 << 31
+IPV4_HEADER: Final = 20  # RFC 791 3.1: header without options, paced with the segment
 _OPEN_FOR_SEND = frozenset(
     {State.SYN_SENT, State.SYN_RECEIVED, State.ESTABLISHED, State.CLOSE_WAIT}
 )
@@ -56,6 +76,28 @@ class _Next(Enum):
     NEW = 2  # rule (2)
     HOLE = 3  # rule (3)
     RESCUE = 4  # rule (4)
+
+
+class Pacer:
+    """Spaces data segments at ``bps`` IP bits/s: each may leave once the one before
+    it has had its segment time. Connections that share one share the rate."""
+
+    __slots__ = ("bps", "next_time")
+
+    def __init__(self, bps: float) -> None:
+        self.bps = bps
+        self.next_time = 0.0  # when the next segment may leave
+
+    def sent(self, ip_bytes: int, now: float) -> None:
+        self.next_time = max(self.next_time, now) + ip_bytes * 8 / self.bps
+
+
+class _Frto(Enum):
+    """Where F-RTO (RFC 5682) is after a timeout."""
+
+    OFF = 0  # not running: no timeout, or conventional RTO recovery
+    STEP2 = 2  # the timeout's retransmission sent; waiting for the first new ACK
+    STEP3 = 3  # two new segments sent; the next ACK tells spurious from genuine
 
 
 class TcpConnection:
@@ -129,6 +171,15 @@ class TcpConnection:
         self._rescue_rxt: int | None = None  # RFC 6675 "RescueRxt"
         self.scoreboard = Scoreboard()
         self._traced = (0, 0)
+        self._frto = _Frto.OFF
+        self._frto_recover = self.iss  # RFC 5682 "recover": HighData at the timeout
+        self._prior_cwnd = 0  # cwnd and ssthresh before the timeout, for the undo
+        self._prior_ssthresh = 0
+        self.spurious_timeouts = 0  # timeouts F-RTO found spurious
+        self.pacer: Pacer | None = Pacer(config.pacing_bps) if config.pacing_bps > 0 else None
+        self.pace_deadline: float | None = None  # a segment waits for the pacer
+        self.stall_probes = 0  # timer expiries answered with a probe, not a resend
+        self._stalled = False  # a probe is out; its answer tells stall from loss
 
         # Timers (absolute times) and RTT measurement.
         self.rto = RtoEstimator(config)
@@ -211,6 +262,7 @@ class TcpConnection:
             self.delack_deadline,
             self.time_wait_deadline,
             self.persist_deadline,
+            self.pace_deadline,
         )
         for t in timers:
             if t is not None and (best is None or t < best):
@@ -245,8 +297,13 @@ class TcpConnection:
         if self.delack_deadline is not None and now >= self.delack_deadline:
             self.delack_deadline = None
             self._ack_now = True
+        if self.pace_deadline is not None and now >= self.pace_deadline:
+            self.pace_deadline = None
         if self.rto_deadline is not None and now >= self.rto_deadline:
-            self._on_rto(now)
+            if self.config.probe_on_timeout and self.state in SYNCHRONIZED:
+                self._stall_probe(now)
+            else:
+                self._on_rto(now)
         if self.persist_deadline is not None and now >= self.persist_deadline:
             self._probe(now)
         if not self.closed:
@@ -260,6 +317,32 @@ class TcpConnection:
         self._probes += 1
         backoff = self.rto.rto * (1 << min(self._probes, 16))
         self.persist_deadline = now + min(backoff, self.config.rto_max)
+
+    def _stall_probe(self, now: float) -> None:
+        """``probe_on_timeout``: the timer expired with data outstanding. Nothing is
+        resent and the window stays; an ACK with an old sequence number, which the
+        receiver answers at once (RFC 9293 3.10.7.4), goes behind the data. The timer
+        backs off as RFC 6298 5.5's, and the retry limit holds."""
+        self._retries += 1
+        self.rto_deadline = None
+        if self._retries > self.config.max_retries:
+            self.abort(now, "retransmission limit")
+            return
+        self.stall_probes += 1
+        self._stalled = True
+        self.rto.backoff()
+        self._emit(self.snd_una - 1, ACK, b"")
+        self.rto_deadline = now + self.rto.rto
+
+    def _resend_after_stall(self, now: float) -> None:
+        """The probe was answered without SND.UNA acknowledged: everything sent before
+        it is lost. Go back N at once, the window kept (the link lost it, no
+        congestion did); SACKed ranges are skipped as after a timeout."""
+        self._stalled = False
+        self._exit_recovery(now)
+        self.recovery_point = self.snd_max
+        self.snd_nxt = self.snd_una
+        self._trace(now, "stall_loss")
 
     def _on_rto(self, now: float) -> None:
         """RFC 6298 5.4-5.6 and RFC 5681 3.1 (loss window) on expiry."""
@@ -279,9 +362,17 @@ class TcpConnection:
             self.abort(now, "retransmission limit")
             return
         flight = self.snd_max - self.snd_una
+        # RFC 5682 2.1 step 1: not while recovering from a loss; Linux also on a
+        # timeout recurring on the same SND.UNA (tcp_enter_loss, icsk_retransmits)
+        frto = self.config.frto and (
+            self._retries > 1 or not (self.in_recovery or self._timer_driven_until > self.snd_una)
+        )
         if self._retries == 1:  # RFC 5681 3.1: ssthresh held on repeated timeouts
-            self.ssthresh = max(flight // 2, 2 * self.smss)  # RFC 5681 eq. (4)
-        self.cwnd = self.smss  # RFC 5681 3.1: cwnd = LW = 1 SMSS
+            self._prior_cwnd, self._prior_ssthresh = self.cwnd, self.ssthresh
+            self.ssthresh = self._reduced_ssthresh(flight)
+        self.cwnd = self.config.fixed_window or self.smss  # RFC 5681 3.1: LW = 1 SMSS
+        self._frto = _Frto.STEP2 if frto else _Frto.OFF
+        self._frto_recover = self.snd_max
         self._exit_recovery(now)
         self.recovery_point = self.snd_max  # RFC 6582 3.2 step 4, RFC 6675 5.1
         self._timer_driven_until = self.snd_max  # resending this much is the timer's doing
@@ -411,7 +502,9 @@ class TcpConnection:
     def _established(self, now: float) -> None:
         self.stats.established_at = now
         self.rto_deadline = None  # RFC 6298 5.2: the SYN is acknowledged
-        if self._syn_retransmitted:
+        if self.config.fixed_window:
+            self.cwnd = self.config.fixed_window
+        elif self._syn_retransmitted:
             self.cwnd = self.smss  # RFC 5681 3.1: IW is 1 SMSS after a lost SYN
             if self.rto.samples == 0:
                 self.rto.rto = max(self.rto.rto, RTO_SYN_FALLBACK)  # RFC 6298 5.7
@@ -450,7 +543,7 @@ class TcpConnection:
     def _finish(self, now: float) -> None:
         self.state = State.CLOSED
         self.rto_deadline = self.delack_deadline = self.time_wait_deadline = None
-        self.persist_deadline = None
+        self.persist_deadline = self.pace_deadline = None
         self._exit_recovery(now)
         if self.stats.closed_at is None:
             self.stats.closed_at = now
@@ -507,11 +600,17 @@ class TcpConnection:
                 self.persist_deadline = None
                 self._probes = 0
         newly_sacked = 0
+        originals_sacked = 0  # in F-RTO step 3: octets below "recover" newly SACKed
         if self._sack_ok and seg.sack_blocks:
+            step3 = self._frto is _Frto.STEP3
+            recover = self._frto_recover
             for left, right in seg.sack_blocks:
                 start = max(unwrap(left, self.snd_una), self.snd_una)
                 end = min(unwrap(right, self.snd_una), self.snd_max)
+                if step3 and start < recover:
+                    originals_sacked += self.scoreboard.add(start, min(end, recover))
                 newly_sacked += self.scoreboard.add(start, end)
+            newly_sacked += originals_sacked
         if ack > self.snd_una:
             self._on_new_ack(self._ack_advanced(ack, now), ack, now)
         elif ack == self.snd_una and self.snd_max > self.snd_una:
@@ -519,7 +618,11 @@ class TcpConnection:
                 duplicate = newly_sacked > 0  # RFC 6675 2 "duplicate acknowledgment"
             else:  # RFC 5681 2 "DUPLICATE ACKNOWLEDGMENT"
                 duplicate = not (seg.payload or seg.flags & (SYN | FIN) or window_changed)
-            if duplicate:
+            if self._stalled and not seg.payload:
+                self._resend_after_stall(now)
+            elif duplicate and not (
+                self._frto is not _Frto.OFF and self._frto_dupack(originals_sacked > 0, now)
+            ):
                 self._on_dupack(now)
 
     def _ack_advanced(self, ack: int, now: float) -> int:
@@ -553,6 +656,9 @@ class TcpConnection:
         return acked
 
     def _on_new_ack(self, acked: int, ack: int, now: float) -> None:
+        self._stalled = False  # data arrived: a stall, not a loss
+        if self._frto is not _Frto.OFF:
+            self._frto_new_ack(ack, now)
         restart_timer = True
         variant = self.variant
         if self.in_recovery:
@@ -586,6 +692,8 @@ class TcpConnection:
     def _grow(self, acked: int) -> None:
         """RFC 5681 3.1: slow start (eq. 2) or congestion avoidance."""
         smss = self.smss
+        if self.config.fixed_window:
+            return
         if self.cwnd < self.ssthresh:
             self.cwnd += min(acked, smss)
             self._bytes_acked = 0
@@ -596,6 +704,64 @@ class TcpConnection:
                 self.cwnd += smss
         else:  # RFC 5681 eq. (3)
             self.cwnd += max(1, smss * smss // self.cwnd)
+
+    # --- F-RTO (RFC 5682) ---------------------------------------------------------------
+
+    def _frto_new_ack(self, ack: int, now: float) -> None:
+        """An ACK that advances SND.UNA during F-RTO (sections 2.1 and 3, steps 2-3)."""
+        if self._frto is _Frto.STEP3:  # step 3b: never-retransmitted data acknowledged
+            self._spurious_timeout(now)
+        elif ack >= self._frto_recover or not self._frto_send_new(now):
+            # step 2a: the whole flight is acknowledged; or step 2b without new data to
+            # send: conventional RTO recovery goes on (go back N in slow start)
+            self._frto = _Frto.OFF
+        else:  # step 2b: two new segments sent
+            self._frto = _Frto.STEP3
+
+    def _frto_dupack(self, originals_sacked: bool, now: float) -> bool:
+        """A duplicate ACK during F-RTO; True if it decided F-RTO (step 3), and is
+        then not counted towards fast retransmit or limited transmit."""
+        if self._frto is _Frto.STEP2:
+            if not self._sack_ok:  # 2.1 step 2a; with SACK (3 step 2) F-RTO waits on
+                self._frto = _Frto.OFF
+            return False
+        if originals_sacked:  # 3 step 3b: SACKs data sent before the timeout
+            self._spurious_timeout(now)
+            return True
+        # Step 3a: the new segments arrived and the old did not, the loss was real: go
+        # back N from SND.UNA with cwnd = 3 SMSS (two RTTs of slow start since the RTO).
+        self._frto = _Frto.OFF
+        self.cwnd = 3 * self.smss
+        self.snd_nxt = self.snd_una
+        self._trace(now, "timeout")
+        return True
+
+    def _frto_send_new(self, now: float) -> bool:
+        """Step 2b: up to two previously unsent segments, whatever cwnd and Nagle say,
+        if the receiver's window takes them; False if not even one could go."""
+        sent = False
+        for _ in range(2):
+            seq = self.snd_max
+            end = min(seq + self.smss, self._send_end)
+            if seq >= self._data_end or min(end, self._data_end) > self.snd_una + self.snd_wnd:
+                break
+            self._transmit(now, seq, end)
+            sent = True
+        if sent:
+            self.snd_nxt = self.snd_max  # nothing goes back while step 3 waits
+        return sent
+
+    def _spurious_timeout(self, now: float) -> None:
+        """The response Linux uses (``tcp_undo_cwnd_reduction``): cwnd and ssthresh back
+        to at least their values before the timeout, and sending goes on with new
+        data; the timeout's recovery is over, so a later loss may fast-retransmit."""
+        self._frto = _Frto.OFF
+        self.spurious_timeouts += 1
+        self.cwnd = max(self.cwnd, self._prior_cwnd)
+        self.ssthresh = max(self.ssthresh, self._prior_ssthresh)
+        self.recovery_point = self._timer_driven_until = self.snd_una
+        self.snd_nxt = self.snd_max
+        self._trace(now, "spurious_timeout")
 
     def _on_dupack(self, now: float) -> None:
         self.stats.dupacks_received += 1
@@ -620,7 +786,7 @@ class TcpConnection:
         """Fast retransmit (RFC 5681 3.2 steps 2-3, RFC 6675 5 step 4)."""
         smss = self.smss
         flight = self.snd_max - self.snd_una
-        self.ssthresh = max(flight // 2, 2 * smss)  # RFC 5681 eq. (4)
+        self.ssthresh = self._reduced_ssthresh(flight)
         self.in_recovery = True
         self._recovery_start = now
         self._first_partial = True
@@ -640,10 +806,16 @@ class TcpConnection:
         self._retransmit(now, self.snd_una, end)
         self._trace(now, "fast_retransmit")
 
+    def _reduced_ssthresh(self, flight: int) -> int:
+        """RFC 5681 eq. (4); a fixed window is never reduced."""
+        return self.config.fixed_window or max(flight // 2, 2 * self.smss)
+
     def _exit_recovery(self, now: float) -> None:
         if self.in_recovery:
             self.in_recovery = False
             self.stats.recovery_time += now - self._recovery_start
+            if self.config.fixed_window:  # back from Reno's inflation, NewReno's deflation
+                self.cwnd = self.config.fixed_window
         self.dupacks = 0
 
     # --- RFC 6675 scoreboard queries ---------------------------------------------------
@@ -775,6 +947,8 @@ class TcpConnection:
             small = min(end, data_end) - seq < self.smss and end <= data_end
             if small and cfg.nagle and seq >= self.snd_max and self._snd_sml > self.snd_una:
                 break  # Minshall's Nagle: one small segment outstanding at a time
+            if self._pace_blocked(now):
+                break
             self._transmit(now, seq, end)
             if small and end > self._snd_sml:
                 self._snd_sml = end
@@ -792,6 +966,8 @@ class TcpConnection:
             if chosen is None:
                 return
             start, end, rule = chosen
+            if self._pace_blocked(now):
+                return
             self._transmit(now, start, end)
             if rule is _Next.NEW:
                 self.snd_nxt = self.snd_max
@@ -800,6 +976,14 @@ class TcpConnection:
             else:
                 self.high_rxt = end
             pipe += end - start
+
+    def _pace_blocked(self, now: float) -> bool:
+        """Whether the pacer holds the next data segment; if so its timer is set."""
+        pacer = self.pacer
+        if pacer is not None and now < pacer.next_time:
+            self.pace_deadline = pacer.next_time
+            return True
+        return False
 
     def _retransmit(self, now: float, start: int, end: int) -> None:
         if end > start:
@@ -833,7 +1017,9 @@ class TcpConnection:
             elif self._rtt_seq is None:
                 self._rtt_seq, self._rtt_time = start, now
         stats.bytes_sent += len(payload)
-        self._emit(start, flags, payload)
+        length = self._emit(start, flags, payload)
+        if self.pacer is not None:
+            self.pacer.sent(IPV4_HEADER + length, now)
         if self.rto_deadline is None:
             self.rto_deadline = now + self.rto.rto  # RFC 6298 5.1
 
@@ -856,7 +1042,8 @@ class TcpConnection:
         self._emit(self.iss, flags, b"", options)
         self.rto_deadline = now + self.rto.rto
 
-    def _emit(self, seq: int, flags: int, payload: bytes, options: bytes = b"") -> None:
+    def _emit(self, seq: int, flags: int, payload: bytes, options: bytes = b"") -> int:
+        """Queue one segment; its length in octets."""
         if flags & ACK:
             self._ack_now = False
             self._unacked = 0
@@ -884,6 +1071,7 @@ class TcpConnection:
         )
         self.stats.segments_sent += 1
         self._out.append((data, self.remote))
+        return len(data)
 
     def _trace(self, now: float, reason: str) -> None:
         if self._recorder is None:
