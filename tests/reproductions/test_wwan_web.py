@@ -2,15 +2,19 @@
 the page, and a tiny run of the plan end to end."""
 
 import math
+from pathlib import Path
 
 import pytest
 
-from wwanlab.experiments.reproduction import ClaimPart
+from wwanlab.experiments.reproduction import ClaimPart, Context, load_reproductions
 from wwanlab.experiments.summary import Gain
 from wwanlab.report.html import verdict
+from wwanlab.reproductions import wwan_web as W
 from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import published as P
+from wwanlab.reproductions.wwan_web import runs
 from wwanlab.reproductions.wwan_web.configs import CONFIGS, FIGURE5
+from wwanlab.reproductions.wwan_web.plan import Plan, cell
 from wwanlab.reproductions.wwan_web.results import SHARES, Results, results
 
 GPRS = "gprs-3plus1"
@@ -195,3 +199,43 @@ def test_idle_claim_reads_the_shares() -> None:
 def test_part_texts_name_the_site_first() -> None:
     part = C._rename(ClaimPart("mail 5-9%", True, "6%"), "DNS boost")
     assert part.what == "mail DNS boost 5-9%"
+
+
+# --- a tiny run of the plan, end to end --------------------------------------------------
+
+
+def test_one_site_one_repetition_end_to_end(tmp_path: Path) -> None:
+    reproduction = load_reproductions()["wwan-web"]
+    ctx = Context(reproduction, quick=True, out=tmp_path, jobs=1, db=tmp_path / "r.duckdb")
+    cells = tuple(cell(GPRS, "mail", c) for c in ("default", "pipelining", "opt-6"))
+    p = Plan(cells, repetitions=1, ftp_repetitions=1, sites=("mail",))
+    page_rows = ctx.execute(W.page_scenario(p, quick=True))
+    assert len(page_rows) == 3
+    assert {row["config"] for row in page_rows} == {"default", "pipelining", "opt-6"}
+    for row in page_rows:
+        assert row["complete"] and row["failed_objects"] == 0
+        assert row["content_kb"] == pytest.approx(36.7, abs=0.4)  # Table 1: mail 36.7 KB
+        assert row["kbps"] == pytest.approx(row["content_kb"] * 8 / row["seconds"])
+        shares = sum(row[s] for s in SHARES)
+        assert shares == pytest.approx(100.0)
+    r = results(page_rows, [])
+    default = r.get(GPRS, "mail", "default")
+    assert default is not None and default.n == 1
+    claim = C.pipelining_claim(r)
+    assert claim.parts[0].ours.endswith("%") and claim.parts[1].ours == "not measured"
+    table3 = {"mail": runs.table3(1)["mail"]}
+    assert table3["mail"].fixed_kb + table3["mail"].variable_kb == pytest.approx(36.7, abs=0.4)
+    found = W.page_claims(r, table3, p.sites)
+    page = W.build_page(ctx, r, table3, p, found, [])
+    path = page.write(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert "Table 6: pipelining and 6 connections" in text
+    assert (tmp_path / "figures" / "wwan-web" / "figure4.png").exists()
+
+
+def test_ftp_download_times_one_file(tmp_path: Path) -> None:
+    small, large = (runs.ftp_row(GPRS, kb, 1) for kb in (1, 100))
+    assert small["complete"] and large["complete"]
+    # 100 KB keeps the link busier than 1 KB, and neither exceeds the 39.6 kbit/s link
+    assert small["kbps"] < large["kbps"] < P.IDEAL_KBPS[GPRS]
+    assert large["kbps"] == pytest.approx(100 * 8 / large["seconds"])
