@@ -169,3 +169,32 @@ def throughput_figure(r: Results, path: Path) -> Path:
     web_ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     return save(fig, path)
+
+
+def band_figure(r: Results, path: Path, links: dict[str, str], configs: tuple[str, ...]) -> Path:
+    """Mean time per configuration and site, one bar per link of the band (``links``:
+    label -> link name), with 95% intervals."""
+    from matplotlib.figure import Figure
+
+    from wwanlab.report.plots import save
+
+    fig = Figure(figsize=(9, 4.0), dpi=100)
+    axes = fig.subplots(1, len(P.SITES4))
+    width = 0.8 / max(len(links), 1)
+    for ax, site in zip(axes, P.SITES4, strict=True):
+        for j, (label, link) in enumerate(links.items()):
+            xs, ys, errs = [], [], []
+            for i, config in enumerate(configs):
+                s = r.get(link, site, config)
+                if s is not None:
+                    xs.append(i + (j - (len(links) - 1) / 2) * width)
+                    ys.append(s.mean)
+                    errs.append(s.half_width)
+            ax.bar(xs, ys, width, yerr=errs, capsize=2, label=label)
+        ax.set_xticks(range(len(configs)), list(configs), rotation=60, fontsize=7)
+        ax.set_title(site, fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].set_ylabel("download time (s)")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, path)
