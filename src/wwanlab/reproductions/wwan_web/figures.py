@@ -146,7 +146,14 @@ def throughput_figure(r: Results, path: Path) -> Path:
             label=f"ours: {link}",
         )
         paper = P.TABLE10[link]
-        ftp_ax.scatter(list(paper), [v[0] for v in paper.values()], marker="D", color=PAPER_COLOUR)
+        ftp_ax.scatter(
+            list(paper),
+            [v[0] for v in paper.values()],
+            marker="D",
+            color=PAPER_COLOUR,
+            edgecolors=colour,
+            linewidths=1.5,
+        )
         ftp_ax.axhline(P.IDEAL_KBPS[link], color=colour, linestyle=":")
         xs = [i + (j - 1) * width for i in range(len(P.SITES4))]
         ours = []
@@ -155,11 +162,16 @@ def throughput_figure(r: Results, path: Path) -> Path:
             ours.append(s.means["kbps"] if s else 0.0)
         web_ax.bar(xs, ours, width, color=colour, label=f"ours: {link}")
         web_ax.scatter(
-            xs, [P.TABLE11[link][s][0] for s in P.SITES4], marker="D", color=PAPER_COLOUR
+            xs,
+            [P.TABLE11[link][s][0] for s in P.SITES4],
+            marker="D",
+            color=PAPER_COLOUR,
+            edgecolors=colour,
+            linewidths=1.5,
         )
     ftp_ax.set_xscale("log")
     ftp_ax.set_xlabel("file size (KB)")
-    ftp_ax.set_ylabel("FTP throughput (kbit/s); paper: diamonds")
+    ftp_ax.set_ylabel("FTP throughput (kbit/s); paper: black diamonds")
     ftp_ax.set_title("Table 10", fontsize=9)
     ftp_ax.legend(fontsize=7)
     ftp_ax.grid(True, alpha=0.3)
