@@ -63,6 +63,7 @@ COMMAND_MODULES: list[str] = [
     "wwp",
     "pep",
     "bench",
+    "web",
 ]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""
 

@@ -26,7 +26,6 @@ from urllib.parse import urlsplit
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
 from wwanlab.link.presets import get_preset
-from wwanlab.pep.base import PacketProxy
 from wwanlab.sim.ipv4 import PROTO_UDP
 from wwanlab.tcp import TcpConfig
 from wwanlab.web.breakdown import Breakdown, DownlinkRecorder, breakdown
@@ -48,7 +47,14 @@ from wwanlab.web.http1 import decode_body
 from wwanlab.web.page import Page
 from wwanlab.web.pages.markup import references
 from wwanlab.web.rewrite import RewritingProxy
-from wwanlab.web.topology import MOBILE_IP, PROXY_IP, FetcherDriver, WebTopology, build
+from wwanlab.web.topology import (
+    MOBILE_IP,
+    PROXY_IP,
+    FetcherDriver,
+    TransparentFactory,
+    WebTopology,
+    build,
+)
 
 DEFAULT_LINK = "gprs-3plus1"  # paper 003 section 3: the '3+1' GPRS phone
 DEADLINE = 900.0  # s of virtual time a download may take (the slowest page, cnn, ~200 s)
@@ -63,8 +69,6 @@ STRATEGIES: dict[str, tuple[str, bool, int]] = {
     "pipelining": ("HTTP/1.1", True, 2),  # 2 persistent connections, pipelined GETs
 }
 
-TransparentFactory = Callable[[WebTopology, random.Random], PacketProxy]
-"""(testbed, rng) -> a transparent proxy the GGSN runs (split TCP, TCP-WWAN)."""
 ExplicitFactory = Callable[[WebTopology, random.Random], Fetcher]
 """(testbed, rng) -> the client-side fetcher of an explicit proxy; the factory places
 its server side on ``testbed.proxy`` (bind it with ``FetcherDriver``)."""
@@ -256,7 +260,7 @@ class PageDownload:
     page: str
     setup: Setup
     seed: int
-    total_time: float  # from the first lookup to the last object's end (or the deadline)
+    total_time: float  # from the start (the first lookup) to the last object's end or deadline
     complete: bool  # every object arrived with a 2xx status
     body_bytes: int  # response bodies as they crossed the link (encoded)
     downlink_bytes: int  # IP octets the access link delivered to the mobile
@@ -335,8 +339,11 @@ def _place_proxy(topo: WebTopology, setup: Setup) -> RewritingProxy | None:
     return proxy
 
 
-def download(page: Page, setup: Setup, seed: int) -> PageDownload:
-    """Download ``page`` once in the simulator; deterministic for ``seed``."""
+def download(
+    page: Page, setup: Setup, seed: int, *, progress: Callable[[], None] | None = None
+) -> PageDownload:
+    """Download ``page`` once in the simulator; deterministic for ``seed``.
+    ``progress`` is called as each object arrives or fails."""
     preset = get_preset(setup.link)
     topo = build(page, preset, seed, loss=setup.loss, tcp=setup.tcp, transparent=setup.transparent)
     kernel = topo.net.kernel
@@ -354,7 +361,8 @@ def download(page: Page, setup: Setup, seed: int) -> PageDownload:
     dns_queries = [0]
 
     def count_query(now: float, packet: bytes) -> None:
-        if packet[9] == PROTO_UDP and int.from_bytes(packet[22:24], "big") == DNS_PORT:
+        ihl = (packet[0] & 0x0F) * 4  # the UDP destination port follows the IP header
+        if packet[9] == PROTO_UDP and packet[ihl + 2 : ihl + 4] == DNS_PORT.to_bytes(2, "big"):
             dns_queries[0] += 1
 
     topo.access.ab.tx_taps.append(count_query)
@@ -369,6 +377,8 @@ def download(page: Page, setup: Setup, seed: int) -> PageDownload:
             fetcher.fetch(url, now)
         if isinstance(event, ObjectArrived | FetchFailed):
             last[0] = max(last[0], now)
+            if progress is not None:
+                progress()
         if browser.done:
             kernel.stop()
 

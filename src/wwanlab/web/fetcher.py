@@ -26,7 +26,6 @@ requests sent). A simulator driver lives in ``wwanlab.web.topology``.
 
 import ipaddress
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -164,10 +163,6 @@ class Fetcher(PortEndpoint, Protocol):
     """What the browser drives: see the module docstring."""
 
     def fetch(self, url: str, now: float) -> None: ...
-
-
-FetcherFactory = Callable[[str, Address, random.Random], Fetcher]
-"""(local address, DNS server, rng) -> a fetcher."""
 
 
 def response_meta(response_headers: tuple[tuple[str, str], ...]) -> tuple[str, str]:
@@ -372,12 +367,3 @@ class DirectFetcher:
 
     def next_event(self) -> Event | None:
         return self._events.pop(0) if self._events else None
-
-
-def direct(config: TcpConfig, strategy: Strategy) -> FetcherFactory:
-    """A factory of ``DirectFetcher``s with one TCP configuration and strategy."""
-
-    def make(local_ip: str, dns: Address, rng: random.Random) -> Fetcher:
-        return DirectFetcher(local_ip, dns, config, rng, strategy)
-
-    return make

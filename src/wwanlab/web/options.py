@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from wwanlab.core.errors import UsageError
 from wwanlab.web.browser import Setup
+from wwanlab.web.content import compress_full, compress_lossless, compress_lossy
 from wwanlab.web.page import Page
+from wwanlab.web.pages.tables import lossy_ratio
 
 
 @dataclass(frozen=True)
@@ -31,9 +33,34 @@ def _setting(**changes: object) -> Callable[[Setup], Setup]:
     return change
 
 
+def _lossy(page: Page) -> Page:
+    """Images reduced to Table 3's ratio for the page's site (the sites' mean for any
+    other page)."""
+    return compress_lossy(page, lossy_ratio(page.name))
+
+
+def _full(page: Page) -> Page:
+    return compress_full(page, lossy_ratio(page.name))
+
+
 OPTIONS: dict[str, Option] = {
     option.name: option
     for option in (
+        Option(
+            "lossless",
+            "section 4.1.1: HTML, CSS and JavaScript gzipped (Content-Encoding: gzip)",
+            page=compress_lossless,
+        ),
+        Option(
+            "lossy",
+            "section 4.1.1: images reduced in depth, to Table 3's size ratio",
+            page=_lossy,
+        ),
+        Option(
+            "compression",
+            "section 4.1.1 and Table 4: lossless and lossy together",
+            page=_full,
+        ),
         Option(
             "dns-boost",
             "section 4.2.2: the operator's DNS answers every name with its proxy, which "

@@ -5,7 +5,8 @@ origins on the client's behalf over the wired side, with its own DNS and TCP:
 
 - **URL rewriting**: the proxy rewrites every embedded URL of each HTML document it
   serves to point at itself, ``http://host/path`` becoming ``http://PROXY/host/path``
-  (the real bytes of the document; everything else in it is left as it was). The client
+  (the real bytes of the document; everything else in it is left as it was; a gzipped
+  document is inflated, rewritten and gzipped again). The client
   then needs one DNS lookup, for the page's own name, and opens its connections to one
   server.
 - **DNS boosting**: the operator's DNS answers every name with the proxy's address; the
@@ -59,13 +60,14 @@ from wwanlab.web.http1 import (
 )
 from wwanlab.web.page import split_url
 from wwanlab.web.pages.markup import references, rewrite
+from wwanlab.web.pages.synth import gzip_body
 
 # The proxy's own HTTP toward the origins, over the fast wired side (assumed: persistent
 # connections, as many as Mozilla's HTTP/1.0 default, 8 per server).
 UPSTREAM_STRATEGY = Strategy("HTTP/1.1", 8)
 UPSTREAM_FIRST_PORT = 40000  # the proxy's local ports toward the origins
 UPSTREAM_RESOLVER_PORT = 39999
-MAX_CACHED = 20_000  # objects the proxy keeps for one page load
+MAX_PREFETCH = 20_000  # objects the proxy fetches ahead of the client for one page load
 
 
 def rewritten_url(proxy_ip: str, url: str) -> str | None:
@@ -138,12 +140,11 @@ class RewritingProxy:
     def ports(self) -> list[tuple[int, range]]:
         return [(PROTO_TCP, range(HTTP_PORT, HTTP_PORT + 1)), *self.upstream.ports()]
 
-    def fetch(self, url: str, now: float) -> None:
-        """Fetch ``url`` into the cache (a prefetch), unless it is there or coming."""
-        if url in self._cache or url in self._fetching or len(self._cache) >= MAX_CACHED:
-            return
-        self._fetching.add(url)
-        self.upstream.fetch(url, now)
+    def _get(self, url: str, now: float) -> None:
+        """Fetch ``url`` from its origin, unless it is cached or coming."""
+        if url not in self._cache and url not in self._fetching:
+            self._fetching.add(url)
+            self.upstream.fetch(url, now)
 
     def _origin_url(self, request: Request) -> str | None:
         host = (request.header("host") or "").split(":")[0].lower()
@@ -165,7 +166,7 @@ class RewritingProxy:
         if cached is not None:
             slot.answer = cached
         else:
-            self.fetch(url, now)
+            self._get(url, now)
 
     def _on_object(self, event: ObjectArrived, now: float) -> None:
         headers: tuple[tuple[str, str], ...] = ()
@@ -183,15 +184,16 @@ class RewritingProxy:
             embedded = references(document, event.url)
         except (ValueError, AssertionError):  # undecodable or unparsable: relayed as is
             return event.body
-        for url in embedded:
-            self.fetch(url, now)
-        if not self.rewrite or event.encoding != "identity":
-            return event.body  # a compressed document is relayed as it came
+        for url in embedded[: max(0, MAX_PREFETCH - len(self._cache))]:
+            self._get(url, now)
+        if not self.rewrite or event.encoding not in ("identity", "gzip"):
+            return event.body  # another coding is relayed as it came
         changes = {
             url: [new] for url in embedded if (new := rewritten_url(self.ip, url)) is not None
         }
         self.rewritten += len(changes)
-        return rewrite(document, event.url, changes)
+        rewritten = rewrite(document, event.url, changes)
+        return rewritten if event.encoding == "identity" else gzip_body(rewritten)
 
     def _settle(self, url: str, answer: _Answer) -> None:
         self._fetching.discard(url)

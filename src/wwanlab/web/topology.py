@@ -22,7 +22,7 @@ binding per local port, one timer, the driver shape of ``core.contract``.
 import dataclasses
 import ipaddress
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wwanlab.core.address import Address
@@ -277,8 +277,3 @@ def build(
     if transparent is not None:
         topo.proxy_driver = ProxyDriver(ggsn, transparent(topo, topo.rng("proxy", "transparent")))
     return topo
-
-
-def serve_zone(host: Host, zone: Mapping[str, list[str]]) -> None:
-    """Run a DNS server answering from ``zone`` on ``host``."""
-    host.bind_udp(DNS_PORT, ZoneServer(zone))
