@@ -1,14 +1,29 @@
 """Page models: Table 1 and 3 as data, generated pages with their statistics, loaded pages."""
 
+import base64
 import functools
+import json
 import struct
+import time
 import zlib
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from wwanlab.core.errors import UsageError
 from wwanlab.web.page import FIXED, VARIABLE, Page
-from wwanlab.web.pages import HOSTS, KB, SITES, TABLE3, generate, references
+from wwanlab.web.pages import (
+    HOSTS,
+    KB,
+    MAX_OBJECTS,
+    SITES,
+    TABLE3,
+    generate,
+    load,
+    references,
+    rewrite,
+)
 from wwanlab.web.pages.synth import gzip_body
 from wwanlab.web.pages.tables import fixed_share, lossless_ratio
 
@@ -141,3 +156,206 @@ def test_same_seed_same_bytes_other_seed_other_page():
 def test_unknown_site_is_a_usage_error():
     with pytest.raises(UsageError, match="unknown site 'nosuch'"):
         generate("nosuch", 1)
+
+
+# Loading a user's page: HAR 1.2 and folders.
+
+
+def har_entry(url: str, mime: str, body: bytes | None, *, status: int = 200, size: int = -1):
+    content: dict[str, Any] = {"mimeType": mime, "size": len(body) if body is not None else size}
+    if body is not None:
+        if mime.startswith("image/"):
+            content.update(text=base64.b64encode(body).decode(), encoding="base64")
+        else:
+            content["text"] = body.decode()
+    return {
+        "request": {"method": "GET", "url": url},
+        "response": {"status": status, "content": content},
+    }
+
+
+def har(entries: list[dict[str, Any]], title: str = "saved") -> dict[str, Any]:
+    return {"log": {"version": "1.2", "pages": [{"title": title}], "entries": entries}}
+
+
+def write(path: Path, document: Any) -> Path:
+    path.write_text(json.dumps(document))
+    return path
+
+
+def page_as_har(p: Page) -> dict[str, Any]:
+    objects = [har_entry(o.url, o.content_type, o.body) for o in p.objects]
+    return har([har_entry(p.main.url, "text/html", p.main.body), *objects], title=p.name)
+
+
+@pytest.mark.parametrize("site", ["mail", "cnn"])
+def test_har_round_trip(tmp_path, site):
+    p = page(site, 0)
+    assert load(write(tmp_path / "page.har", page_as_har(p))) == p
+
+
+def test_har_choices(tmp_path):
+    # https read as http; a redirect and a data: URL left out; an entry saved without its
+    # text gets its size in bytes; an entry the HTML does not embed gets a tag; an embedded
+    # URL without an entry loses its tag; the second entry for a URL is ignored.
+    html = (
+        b'<html><body><img src="/a.gif"><img src="https://cdn.example/gone.png">'
+        b'<script src="app.js"></script></body></html>'
+    )
+    gif = b"GIF89a" + bytes(100)
+    entries = [
+        har_entry("http://www.example/old", "text/html", b"", status=301),
+        har_entry("https://www.example/", "text/html; charset=utf-8", html),
+        har_entry("https://www.example/a.gif", "image/gif", gif),
+        har_entry("https://www.example/a.gif", "image/gif", b"GIF89a"),
+        har_entry("https://www.example/app.js", "application/javascript", None, size=5000),
+        har_entry("https://www.example/late.css", "text/css", b"body { margin: 0 }"),
+        har_entry("data:image/gif;base64,R0lGODlh", "image/gif", b"GIF89a"),
+    ]
+    p = load(write(tmp_path / "x.har", har(entries, title="")))
+    assert p.name == "x" and p.main.url == "http://www.example/"
+    assert [o.url for o in p.objects] == [
+        "http://www.example/a.gif",
+        "http://www.example/app.js",
+        "http://www.example/late.css",
+    ]
+    assert references(p.main.body, p.main.url) == [o.url for o in p.objects]
+    assert b"gone.png" not in p.main.body and b'<link rel="stylesheet"' in p.main.body
+    assert p.objects[0].body == gif
+    made = p.objects[1].body
+    assert len(made) == 5000 and len(zlib.compress(made, 9)) < 0.5 * len(made)
+    assert load(tmp_path / "x.har") == p  # made bytes are the same on every load
+
+
+def test_folder_round_trip(tmp_path):
+    p = page("mail", 0)
+    relative = {o.url: [o.host + o.target] for o in p.objects}
+    (tmp_path / "index.html").write_bytes(rewrite(p.main.body, p.main.url, relative))
+    for o in p.objects:
+        file = tmp_path / o.host / o.target.lstrip("/")
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_bytes(o.body)
+    q = load(tmp_path)
+    assert q.main.url == "http://local.example/"
+    assert [o.url for o in q.objects] == [
+        f"http://local.example/{o.host}{o.target}" for o in p.objects
+    ]
+    assert [o.body for o in q.objects] == [o.body for o in p.objects]
+    assert [o.fidelity for o in q.objects] == [o.fidelity for o in p.objects]
+    assert {o.content_type for o in q.objects} <= {
+        "image/gif",
+        "image/jpeg",
+        "image/png",
+        "text/css",
+        "text/javascript",
+    }
+
+
+def bad_har_cases() -> dict[str, tuple[Any, str]]:
+    ok = har_entry("http://h.example/", "text/html", b"<html></html>")
+    return {
+        "no log": ({"entries": []}, "log missing"),
+        "entries not a list": ({"log": {"entries": {}}}, "log.entries missing or not a list"),
+        "no url": (
+            har([{"request": {}, "response": ok["response"]}]),
+            r"log.entries\[0\].request.url missing",
+        ),
+        "no mime type": (
+            har([{**ok, "response": {"status": 200, "content": {"size": 3}}}]),
+            "content.mimeType missing",
+        ),
+        "status a string": (
+            har([{**ok, "response": {**ok["response"], "status": "200"}}]),
+            "status missing or not an integer",
+        ),
+        "no html": (
+            har([har_entry("http://h.example/a.gif", "image/gif", b"GIF89a")]),
+            "no HTML entry",
+        ),
+        "bad base64": (
+            har(
+                [
+                    ok,
+                    {
+                        **ok,
+                        "response": {
+                            "status": 200,
+                            "content": {
+                                "mimeType": "image/gif",
+                                "size": 1,
+                                "text": "%%",
+                                "encoding": "base64",
+                            },
+                        },
+                    },
+                ]
+            ),
+            "not base64",
+        ),
+        "self reference": (
+            har([har_entry("http://h.example/", "text/html", b'<img src="http://h.example/">')]),
+            "embeds itself",
+        ),
+        "not a url": (har([har_entry("http:///nohost", "text/html", b"<p>")]), "not a URL"),
+    }
+
+
+@pytest.mark.parametrize("case", list(bad_har_cases()))
+def test_bad_har_is_one_usage_error(tmp_path, case):
+    document, message = bad_har_cases()[case]
+    with pytest.raises(UsageError, match=message) as error:
+        load(write(tmp_path / "bad.har", document))
+    assert "\n" not in str(error.value)
+
+
+def test_not_json_and_not_a_path(tmp_path):
+    (tmp_path / "x.har").write_text('{"log": {"entries": [')
+    with pytest.raises(UsageError, match="not JSON"):
+        load(tmp_path / "x.har")
+    (tmp_path / "y.har").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(UsageError, match="not UTF-8"):
+        load(tmp_path / "y.har")
+    (tmp_path / "deep.har").write_text("[" * 100_000)
+    with pytest.raises(UsageError, match="not a HAR file"):
+        load(tmp_path / "deep.har")
+    with pytest.raises(UsageError, match="no such file"):
+        load(tmp_path / "missing.har")
+
+
+def test_ten_thousand_objects_are_refused_quickly(tmp_path):
+    html = b"".join(b'<img src="/i%d.gif">' % i for i in range(10_000))
+    images = [
+        har_entry(f"http://h.example/i{i}.gif", "image/gif", None, size=50) for i in range(10_000)
+    ]
+    file = write(
+        tmp_path / "big.har", har([har_entry("http://h.example/", "text/html", html), *images])
+    )
+    start = time.monotonic()
+    with pytest.raises(UsageError, match=f"more than {MAX_OBJECTS}"):
+        load(file)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "index.html").write_bytes(html)
+    with pytest.raises(UsageError, match=f"more than {MAX_OBJECTS}"):
+        load(tmp_path / "folder")
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize(
+    ("html", "message"),
+    [
+        (b'<img src="http://other.example/a.gif">', "outside the folder"),
+        (b'<img src="../../etc/passwd">', "no file"),
+        (b'<script src="missing.js"></script>', "no file"),
+        (b'<img src="index.html">', "embeds itself"),
+        (b'<img src="./">', "embeds itself"),
+    ],
+)
+def test_bad_folder_is_one_usage_error(tmp_path, html, message):
+    (tmp_path / "index.html").write_bytes(html)
+    with pytest.raises(UsageError, match=message):
+        load(tmp_path)
+
+
+def test_folder_without_index(tmp_path):
+    with pytest.raises(UsageError, match=r"needs an index\.html"):
+        load(tmp_path)

@@ -153,7 +153,7 @@ _KIND_NAMES: dict[type, str] = {
     dict: "an object",
     list: "a list",
     str: "a string",
-    int: "a number",
+    int: "an integer",
 }
 
 

@@ -59,7 +59,8 @@ def references(document: bytes, base: str) -> list[str]:
 
 def rewrite(document: bytes, base: str, changes: dict[str, list[str]]) -> bytes:
     """``document`` with every embedding of a URL in ``changes`` replaced by one copy of
-    its tag per new URL (one URL: a rename; two: the object embedded twice)."""
+    its tag per new URL (one URL: a rename; two: the object embedded twice; none: the
+    embedding removed, leaving a script's end tag)."""
     text = document.decode("utf-8", errors="surrogateescape")
     starts = [0, *(match.end() for match in re.finditer("\n", text))]  # as HTMLParser counts
     out: list[str] = []
@@ -70,7 +71,10 @@ def rewrite(document: bytes, base: str, changes: dict[str, list[str]]) -> bytes:
             continue
         at = starts[line - 1] + col
         out.append(text[done:at])
-        out.extend(_retarget(tag, target) for target in new)
+        copies = [_retarget(tag, target) for target in new]
+        if tag[1:7].lower() == "script":  # a script's content is raw text: close each copy
+            copies[:-1] = [copy + "</script>" for copy in copies[:-1]]
+        out.extend(copies)
         done = at + len(tag)
     out.append(text[done:])
     return "".join(out).encode("utf-8", errors="surrogateescape")
