@@ -12,7 +12,9 @@ from wwanlab.reproductions.wwan_web.claims import GPRS
 from wwanlab.reproductions.wwan_web.configs import FIGURE5
 from wwanlab.reproductions.wwan_web.results import SHARE_LABELS, SHARES, Results
 
-SHARE_COLOURS = ("tab:green", "tab:orange", "tab:red", "tab:grey")
+# The colours of ``wwanlab web --plot`` (web.plot); "other" there is link overhead, here
+# the paper's "Other under utilization" (overhead and idle), in its under-utilization blue.
+SHARE_COLOURS = ("tab:green", "tab:red", "tab:orange", "tab:blue")
 
 
 def figure4(r: Results, path: Path) -> Path:

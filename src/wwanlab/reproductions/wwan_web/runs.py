@@ -9,6 +9,7 @@ read "not measured" on the page.
 import functools
 import statistics
 from dataclasses import fields
+from pathlib import Path
 
 from wwanlab.experiments.scenario import Row
 from wwanlab.reproductions.wwan_web.configs import Config
@@ -86,3 +87,12 @@ def table3(repetitions: int) -> dict[str, Compressibility]:
 
 
 ASSUMPTIONS: list[str] = []
+
+
+def timeline(path: Path, seed: int) -> tuple[Path, PageDownload]:
+    """Figure 3: one CNN download (page 0) by the default browser on GPRS, drawn as the
+    ``wwanlab web --plot`` timeline (connections against time, each GET a tick)."""
+    from wwanlab.web.plot import plot_download
+
+    d = download(page("cnn", 0), Setup(), seed)
+    return plot_download(d, path), d
