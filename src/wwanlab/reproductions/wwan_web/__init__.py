@@ -22,7 +22,7 @@ from wwanlab.experiments.reproduction import (
 )
 from wwanlab.experiments.scenario import Parameter, Row, Scenario, experiment_kind
 from wwanlab.report import Figure, Params, ReportPage, Table, Text
-from wwanlab.reproductions.wwan_web import band, fec, figures, runs, tables
+from wwanlab.reproductions.wwan_web import band, figures, runs, tables
 from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import published as P
 from wwanlab.reproductions.wwan_web.configs import CONFIGS
@@ -133,6 +133,8 @@ def page_claims(
 
 
 def body(ctx: Context) -> ReproductionResult:
+    from wwanlab.reproductions.wwan_web import fec  # matplotlib: only when it runs
+
     p = make_plan(ctx.quick, runs.table1_sites(), runs.available)
     page_rows = ctx.execute(page_scenario(p, ctx.quick))
     ftp_rows = ctx.execute(ftp_scenario(p, ctx.quick))
@@ -153,6 +155,8 @@ def build_page(
     extra: list[PaperFigure],
 ) -> ReportPage:
     """The page: claims, every table beside the paper's, the figures, assumptions."""
+    from wwanlab.reproductions.wwan_web.fec import ASSUMPTIONS as FEC_ASSUMPTIONS
+
     fig4 = figures.figure4(r, ctx.figure_path("figure4.png"))
     fig_tput = figures.throughput_figure(r, ctx.figure_path("throughput.png"))
     fig5 = figures.figure5(r, ctx.figure_path("figure5.png"))
@@ -283,7 +287,7 @@ def build_page(
         ],
         claims=found,
         figures=paper_figures,
-        assumptions=[*ASSUMPTIONS, *runs.ASSUMPTIONS, *fec.ASSUMPTIONS],
+        assumptions=[*ASSUMPTIONS, *runs.ASSUMPTIONS, *FEC_ASSUMPTIONS],
     )
 
 

@@ -12,14 +12,18 @@ from dataclasses import fields
 from pathlib import Path
 
 from wwanlab.experiments.scenario import Row
+from wwanlab.link.presets import get_preset
 from wwanlab.reproductions.wwan_web.configs import Config
 from wwanlab.reproductions.wwan_web.ftp import KB, ftp_download
-from wwanlab.reproductions.wwan_web.published import SITES4
+from wwanlab.reproductions.wwan_web.published import LINKS, SITES4
 from wwanlab.web.browser import PageDownload, Setup, download
+from wwanlab.web.content import ASSUMPTIONS as CONTENT_ASSUMPTIONS
 from wwanlab.web.content import compressibility
 from wwanlab.web.options import OPTIONS, apply, parse_options
 from wwanlab.web.page import Page
 from wwanlab.web.pages import SITES, Compressibility, generate
+from wwanlab.web.pages.tables import ASSUMPTIONS as PAGE_ASSUMPTIONS
+from wwanlab.web.topology import ASSUMPTIONS as TOPOLOGY_ASSUMPTIONS
 from wwanlab.web.topology import linux_2_4
 
 
@@ -86,7 +90,14 @@ def table3(repetitions: int) -> dict[str, Compressibility]:
     return out
 
 
-ASSUMPTIONS: list[str] = []
+ASSUMPTIONS = [
+    *(f"Testbed: {a}" for a in TOPOLOGY_ASSUMPTIONS),
+    *(f"Pages: {a}" for a in PAGE_ASSUMPTIONS),
+    *(f"Content: {a}" for a in CONTENT_ASSUMPTIONS),
+    *(f"Link {p.name}: {a}" for p in map(get_preset, LINKS) for a in p.assumptions),
+]
+"""What the testbed, the pages, the content transforms and the links assume, as the
+modules that build them list it."""
 
 
 def timeline(path: Path, seed: int) -> tuple[Path, PageDownload]:
