@@ -115,3 +115,22 @@ def test_same_seed_same_timeline() -> None:
     first = [(type(e).__name__, getattr(e, "at", None)) for e in run(urls, Strategy())[2]]
     again = [(type(e).__name__, getattr(e, "at", None)) for e in run(urls, Strategy())[2]]
     assert first == again
+
+
+def test_when_local_ports_run_out_the_rest_fail() -> None:
+    topo = build(PAGE, get_preset("gprs-3plus1"), 1)
+    events: list[Event] = []
+    strategy = Strategy("HTTP/1.0", 8)
+    fetcher = DirectFetcher(
+        MOBILE_IP, topo.dns_address, topo.tcp, topo.rng("client"), strategy, ports_per_server=2
+    )
+    driver = FetcherDriver(topo.mobile, fetcher, events.append)
+    for image in IMAGES:
+        fetcher.fetch(image.url, 0.0)
+    driver.flush()
+    topo.net.run(until=300)
+    assert len(of(events, ConnectionOpened)) == 2  # HTTP/1.0: a port per object, never reused
+    assert [e.url for e in of(events, ObjectArrived)] == [IMAGES[0].url, IMAGES[1].url]
+    assert {e.url: e.reason for e in of(events, FetchFailed)} == {
+        image.url: "no free local port" for image in IMAGES[2:]
+    }

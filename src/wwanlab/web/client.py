@@ -150,7 +150,7 @@ class HttpClient:
         while self._queue:
             conn = self._pick(now)
             if conn is None:
-                return
+                break
             out = self._queue.popleft()
             conn.outstanding.append(out)
             host = out.host or self.server[0]

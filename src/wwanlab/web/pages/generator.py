@@ -194,3 +194,23 @@ def _document(
     for tag, length in zip([*tags, end], lengths, strict=True):
         parts += [synth.Filler("html", length, random.Random(rng.getrandbits(64))), tag]
     return parts
+
+
+ASSUMPTIONS = [
+    f"Object sizes are lognormal with shape {sizing.SIGMA} for every site (chosen so that "
+    "CNN has over 60% of its objects under 1 KB and over 70% under 2 KB, sections 3 and "
+    f"4.1.2), at least {sizing.MIN_OBJECT} bytes; sites whose other objects average about "
+    "1 KB (bbc, amazon) get many objects at that floor.",
+    "The largest objects are the fixed-fidelity ones (HTML, CSS, JavaScript) until Table 3's "
+    "share is reached, the main HTML being the largest of them; images are the rest.",
+    f"{CSS_SHARE:.0%} of the other text objects are style sheets, the rest scripts; images "
+    f"under {SMALL_IMAGE} bytes are GIF ({SMALL_GIF_SHARE:.0%}) or PNG, larger ones JPEG "
+    f"({LARGE_JPEG_SHARE:.0%}) or GIF.",
+    "Host names: CNN's from Figure 3 (its Akamai server and the one shown as an IP address "
+    "get invented names); the other sites' are invented under .example; objects are spread "
+    "over a site's hosts at random, each host serving at least one.",
+    "Text is synthesized from a markup grammar whose one knob, the share of random tokens "
+    "among its words, is bisected per page so that gzip shrinks the fixed-fidelity content "
+    "by Table 3's ratio; words follow Zipf's law with exponent "
+    f"{synth.ZIPF_EXPONENT}.",
+]

@@ -45,6 +45,7 @@ from wwanlab.web.pages.tables import MEAN_LOSSLESS_RATIO
 
 MAX_OBJECTS = 1000  # embedded objects: 15x CNN's 67 (Table 1), beyond any page of the period
 MAX_FILE_BYTES = 64 * 2**20  # a HAR file, or a folder's files together
+MAX_HTML_BYTES = 4 * 2**20  # the main document: scanned in about a second at worst
 MAX_SYNTHESIZED_BYTES = 16 * 2**20  # bytes made for entries saved without their text
 FOLDER_ORIGIN = "http://local.example/"
 DEFAULT_TYPE = "application/octet-stream"
@@ -64,27 +65,30 @@ def _load_folder(folder: Path) -> Page:
     index = folder / "index.html"
     if not index.is_file():
         raise UsageError(f"{folder}: a page folder needs an index.html")
-    root = folder.resolve()
-    html = _read(index, MAX_FILE_BYTES)
+    root = _resolve(folder)
+    html = _read(index, MAX_HTML_BYTES)
     main = WebObject(FOLDER_ORIGIN, "text/html", html)
-    urls = _embedded(html, main.url, {FOLDER_ORIGIN + "index.html"})
-    files = []
-    for url in urls:
+    budget = MAX_FILE_BYTES - len(html)
+    objects = []
+    for url in _embedded(html, main.url, {FOLDER_ORIGIN + "index.html"}):
         parts = urlsplit(url)
-        file = (root / unquote(parts.path).lstrip("/")).resolve()
+        file = _resolve(root / unquote(parts.path).lstrip("/"))
         if parts.hostname != "local.example" or not file.is_relative_to(root):
             raise UsageError(f"{index}: embeds {url}, outside the folder")
         if not file.is_file():
             raise UsageError(f"{index}: embeds {url}, but there is no file {file}")
-        files.append((url, file))
-    total = len(html) + sum(file.stat().st_size for _, file in files)
-    if total > MAX_FILE_BYTES:
-        raise UsageError(f"{folder}: the page's files hold more than {MAX_FILE_BYTES} bytes")
-    objects = [
-        WebObject(url, mimetypes.guess_type(file.name)[0] or DEFAULT_TYPE, file.read_bytes())
-        for url, file in files
-    ]
-    return Page(folder.resolve().name, main, tuple(objects))
+        body = _read(file, budget)
+        budget -= len(body)
+        content_type = mimetypes.guess_type(file.name)[0] or DEFAULT_TYPE
+        objects.append(WebObject(url, content_type, body))
+    return Page(root.name, main, tuple(objects))
+
+
+def _resolve(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as error:  # RuntimeError: a symlink loop (Python < 3.13)
+        raise UsageError(f"{path}: cannot resolve: {error}") from None
 
 
 def _embedded(html: bytes, base: str, itself: set[str]) -> list[str]:
@@ -99,9 +103,10 @@ def _embedded(html: bytes, base: str, itself: set[str]) -> list[str]:
 
 
 def _read(file: Path, limit: int) -> bytes:
+    """The bytes of ``file``, an error if it holds more than ``limit``."""
     try:
         if file.stat().st_size > limit:
-            raise UsageError(f"{file}: larger than {limit} bytes")
+            raise UsageError(f"{file}: over the {limit} bytes left for the page")
         return file.read_bytes()
     except OSError as error:
         raise UsageError(f"{file}: cannot read: {error.strerror}") from None
@@ -145,7 +150,8 @@ class _Missing(Exception):
 def _get(node: Any, key: str, kind: type, where: str) -> Any:
     value = node.get(key) if isinstance(node, dict) else None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise _Missing(f"{where}.{key} missing or not {_KIND_NAMES[kind]}")
+        field = f"{where}.{key}" if where else key
+        raise _Missing(f"{field} missing or not {_KIND_NAMES[kind]}")
     return value
 
 
@@ -177,6 +183,8 @@ def _page_from_har(har: Any, file: Path) -> Page:
             f"{file}: entries without text claim {made} bytes, over {MAX_SYNTHESIZED_BYTES}"
         )
     html = main_entry.text
+    if len(html) > MAX_HTML_BYTES:
+        raise UsageError(f"{file}: the HTML entry is larger than {MAX_HTML_BYTES} bytes")
     embedded = _embedded(html, main_entry.url, set())
     missing = [url for url in embedded if url not in kept]
     extra = [url for url in kept if url not in embedded]
@@ -263,3 +271,11 @@ def _kind(essence: str) -> str:
     if essence == "text/html":
         return "html"
     return "css" if essence == "text/css" else "js"
+
+
+ASSUMPTIONS = [
+    "A HAR entry saved without its text gets its content.size in bytes, made as generated "
+    "pages are (an image incompressible, text at the four sites' mean gzip ratio); https is "
+    "read as http; unsuccessful responses and non-http URLs are left out; entries the HTML "
+    "does not embed get a tag, embedded URLs without an entry lose theirs.",
+]

@@ -1,16 +1,18 @@
 """Object sizes for a page: exactly Table 1's count, sum and largest object, many small.
 
 Sizes follow a lognormal law, the usual model of web object sizes, with one shape
-``SIGMA`` for every site. The draw is stratified (one size per quantile band of the
-law, in random order), so a page of 67 objects has the law's shape and not a noisy
-sample of it. The median is then solved so that the sizes, kept within
+``SIGMA`` for every site. The sizes are the law's quantiles at the midpoints of equal
+bands of probability, in random order: a page of 67 objects has the law's shape and
+not a noisy sample of it, and every seed of a site has the same sizes on other objects,
+as every run of the paper downloaded one copy of each page (section 2.2). The median is then solved so that the sizes, kept within
 [``MIN_OBJECT``, largest], add up to the row's sum; rounding is repaired on objects
 with room, so the sum is exact to the byte.
 
 The split into fixed and variable fidelity (Table 3) takes the largest objects for
 text, as pages of the period carried their bytes in HTML and scripts and their count
 in small images, then moves bytes between the two classes until the fixed share is
-exact, where room allows.
+exact, where room allows: everywhere but where Table 1's largest object alone exceeds
+the share (altavista, yahoo, amazon), which leaves it over by the difference.
 """
 
 import math
@@ -31,7 +33,7 @@ def allocate(count: int, total: int, largest: int, rng: random.Random) -> list[i
     if count < 1 or not (others * MIN_OBJECT <= rest <= others * largest):
         raise ValueError(f"no {count} objects of at most {largest} bytes add up to {total}")
     normal = NormalDist()
-    quantiles = [normal.inv_cdf((i + rng.random()) / others) for i in range(others)]
+    quantiles = [normal.inv_cdf((i + 0.5) / others) for i in range(others)]
     rng.shuffle(quantiles)
 
     def sizes(mu: float) -> list[float]:
@@ -61,12 +63,13 @@ def shift(sizes: list[int], which: range | list[int], amount: int, floor: int, c
 
 def split(sizes: list[int], fixed_bytes: int, largest: int) -> list[bool]:
     """Which objects are fixed fidelity so that they hold ``fixed_bytes``: the largest
-    first while each brings the total nearer, then bytes moved between the classes
-    (changing ``sizes`` in place, the sum kept) as far as the bounds allow."""
+    first while each brings the total nearer (objects near the size floor excepted), then
+    bytes moved between the classes (changing ``sizes`` in place, the sum kept) as far as
+    the bounds allow."""
     fixed = [False] * len(sizes)
     gap = fixed_bytes
     for i in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
-        if sizes[i] < 2 * gap:
+        if 2 * MIN_OBJECT < sizes[i] < 2 * gap:  # nearer; the tiniest (spacers) stay images
             fixed[i] = True
             gap -= sizes[i]
     if not any(fixed):
