@@ -6,19 +6,23 @@ not all known to ``wwanlab.web.options`` is not measured (``available``), and it
 read "not measured" on the page.
 """
 
+import dataclasses
 import functools
+import random
 import statistics
 from dataclasses import fields
 from pathlib import Path
 
 from wwanlab.experiments.scenario import Row
 from wwanlab.link.presets import get_preset
+from wwanlab.pep.dual.store import ChkStore
+from wwanlab.pep.dual.testbed import DualFactory, dual_proxy
 from wwanlab.reproductions.wwan_web.configs import Config
 from wwanlab.reproductions.wwan_web.ftp import KB, ftp_download
 from wwanlab.reproductions.wwan_web.published import LINKS, SITES4
 from wwanlab.web.browser import PageDownload, Setup, download
 from wwanlab.web.content import ASSUMPTIONS as CONTENT_ASSUMPTIONS
-from wwanlab.web.content import compressibility
+from wwanlab.web.content import compressibility, revisit
 from wwanlab.web.options import OPTIONS, apply, parse_options
 from wwanlab.web.page import Page
 from wwanlab.web.pages import SITES, Compressibility, generate
@@ -43,11 +47,32 @@ def page(site: str, page_seed: int) -> Page:
 
 
 def page_download(link: str, site: str, config: Config, page_seed: int, seed: int) -> Row:
-    """One download of the site's page ``page_seed`` under ``config``; its row."""
+    """One download of the site's page ``page_seed`` under ``config``; its row. A
+    ``repeat`` configuration first downloads the page, then measures the page as
+    ``web.content.revisit`` makes it a while later, with the dual proxy's CHK stores
+    (when it runs) kept from the first visit."""
+    options = parse_options(",".join(config.options))
     original = page(site, page_seed)
     setup = Setup(link=link, strategy=config.strategy, connections=config.connections)
-    transformed, setup = apply(parse_options(",".join(config.options)), original, setup)
-    return row(download(transformed, setup, seed), original)
+    transformed, setup = apply(options, original, setup)
+    if not config.repeat:
+        return row(download(transformed, setup, seed), original)
+    if isinstance(setup.explicit, DualFactory):
+        setup = dataclasses.replace(setup, explicit=_with_stores(setup.explicit))
+    download(transformed, setup, seed)
+    later = revisit(original, random.Random(seed))
+    transformed, _ = apply(options, later, setup)
+    if isinstance(setup.explicit, DualFactory):  # the same caches, a fresh proxy pair
+        setup = dataclasses.replace(setup, explicit=_with_stores(setup.explicit))
+    return row(download(transformed, setup, seed + 1), later)
+
+
+def _with_stores(factory: DualFactory) -> DualFactory:
+    """The same dual proxy with CHK stores that outlive one download (new ones the first
+    time)."""
+    client = factory.client_store if factory.client_store is not None else ChkStore()
+    server = factory.server_store if factory.server_store is not None else ChkStore()
+    return dual_proxy(factory.config, client, server, factory.transport)
 
 
 def row(d: PageDownload, original: Page) -> Row:
