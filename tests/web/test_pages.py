@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wwanlab.core.errors import UsageError
 from wwanlab.web.page import FIXED, VARIABLE, Page
@@ -458,3 +460,43 @@ def test_page_for_a_site_or_a_path(tmp_path):
     assert page_for(str(tmp_path)).main.body == b"<p>hello</p>"
     with pytest.raises(UsageError, match="neither a site"):
         page_for("no-such-site-or-file")
+
+
+PATHS = st.from_regex(r"/[a-z0-9]{1,8}(\.gif|\.js|\.css)?", fullmatch=True)
+
+
+@st.composite
+def fragment(draw) -> tuple[str, str | None]:
+    """A piece of HTML and the path it embeds (None for none)."""
+    path = draw(PATHS)
+    quote = draw(st.sampled_from(['"', "'", ""]))
+    value = f"{quote}{path}{quote}"
+    kind = draw(st.integers(0, 7))
+    if kind == 0:
+        return draw(st.text(alphabet="abc xyz\n>=/'\"", max_size=12)), None
+    if kind == 1:
+        return f'<IMG alt="a > b" SRC={value} width=3>', path
+    if kind == 2:
+        return f"<script type=text/javascript src={value}></script>", path
+    if kind == 3:
+        return f'<link rel="alternate stylesheet" href={value} />', path
+    if kind == 4:
+        return f"<a href={value}>x</a><img data-src={value}><link rel=icon href={value}>", None
+    if kind == 5:
+        return f"<!-- <img src={value}> -->", None
+    if kind == 6:
+        return f"<script>var s = '<img src={value}>';</script>", None
+    return f"<img src = {value} src=/ignored.gif>", path
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(fragment(), max_size=12))
+def test_scanner_and_rewrite_on_generated_documents(pieces):
+    base = "http://h.example/"
+    document = "".join(piece for piece, _ in pieces).encode()
+    expected = list(dict.fromkeys(base + path[1:] for _, path in pieces if path))
+    assert references(document, base) == expected
+    renamed = rewrite(document, base, {url: [url + "?v=2"] for url in expected})
+    assert references(renamed, base) == [url + "?v=2" for url in expected]
+    doubled = rewrite(document, base, {url: [url, url + "?b"] for url in expected})
+    assert references(doubled, base) == [u for url in expected for u in (url, url + "?b")]

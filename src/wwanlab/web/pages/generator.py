@@ -17,7 +17,7 @@ from wwanlab.web.page import Page, WebObject
 from wwanlab.web.pages import sizes as sizing
 from wwanlab.web.pages import synth
 from wwanlab.web.pages.markup import embedding_tag
-from wwanlab.web.pages.tables import SITES, Site, fixed_share, lossless_ratio
+from wwanlab.web.pages.tables import SITES, fixed_share, lossless_ratio
 
 # Host names, the main document's first. CNN's are Figure 3's where it spells them
 # (www2.cnn.com, i2.cnn.net, ads.web.aol.com, ping.nnselect.com); its elided Akamai
@@ -77,7 +77,7 @@ def generate(site: str, seed: int) -> Page:
     sizes = sizing.allocate(row.count, row.total_bytes, row.max_bytes, rng)
     fixed = sizing.split(sizes, round(fixed_share(site) * row.total_bytes), row.max_bytes)
     main_size, css_js, images = _classify(sizes, fixed, rng)
-    objects = _place(site, row, css_js, images, rng)
+    objects = _place(site, css_js, images, rng)
     head = [o for o in objects if o.content_type == "text/css"]
     body = [o for o in objects if o.content_type != "text/css"]
     rng.shuffle(body)
@@ -85,7 +85,9 @@ def generate(site: str, seed: int) -> Page:
     html = _document(site, head, body, main_size, streams.stream("web-page", site, "html"))
     texts = {
         o.url: [
-            synth.Filler(_kind(o.content_type), o.size, streams.stream("web-page", site, o.url))
+            synth.Filler(
+                synth.kind(o.content_type), o.size, streams.stream("web-page", site, o.url)
+            )
         ]
         for o in ordered
         if not o.content_type.startswith("image/")
@@ -102,10 +104,6 @@ def generate(site: str, seed: int) -> Page:
             body_bytes = synth.image(o.content_type, o.size, o.width, o.height, image_rng)
         served.append(WebObject(o.url, o.content_type, body_bytes))
     return Page(site, main, tuple(served))
-
-
-def _kind(content_type: str) -> str:
-    return "css" if content_type == "text/css" else "js"
 
 
 def _classify(
@@ -139,7 +137,6 @@ EXTENSION = {
 
 def _place(
     site: str,
-    row: Site,
     css_js: list[tuple[str, int]],
     images: list[tuple[str, int]],
     rng: random.Random,

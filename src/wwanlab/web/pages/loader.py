@@ -261,16 +261,10 @@ def _bodies(entries: list[_Entry]) -> dict[str, bytes]:
         elif essence.startswith("image/"):
             bodies[e.url] = rng.randbytes(e.size)
         else:
-            texts[e.url] = [synth.Filler(_kind(essence), e.size, rng)]
+            texts[e.url] = [synth.Filler(synth.kind(essence), e.size, rng)]
     share = synth.calibrate(list(texts.values()), MEAN_LOSSLESS_RATIO) if texts else 0.0
     bodies.update({url: synth.render(parts, share) for url, parts in texts.items()})
     return bodies
-
-
-def _kind(essence: str) -> str:
-    if essence == "text/html":
-        return "html"
-    return "css" if essence == "text/css" else "js"
 
 
 ASSUMPTIONS = [

@@ -4,9 +4,9 @@ Sizes follow a lognormal law, the usual model of web object sizes, with one shap
 ``SIGMA`` for every site. The sizes are the law's quantiles at the midpoints of equal
 bands of probability, in random order: a page of 67 objects has the law's shape and
 not a noisy sample of it, and every seed of a site has the same sizes on other objects,
-as every run of the paper downloaded one copy of each page (section 2.2). The median is then solved so that the sizes, kept within
-[``MIN_OBJECT``, largest], add up to the row's sum; rounding is repaired on objects
-with room, so the sum is exact to the byte.
+as every run of the paper downloaded one copy of each page (section 2.2). The median
+is solved so that the sizes, kept within [``MIN_OBJECT``, largest], add up to the row's
+sum; rounding is repaired on objects with room, so the sum is exact to the byte.
 
 The split into fixed and variable fidelity (Table 3) takes the largest objects for
 text, as pages of the period carried their bytes in HTML and scripts and their count
@@ -20,7 +20,7 @@ import random
 from statistics import NormalDist
 
 # Lognormal shape, chosen once for all sites from the only distribution the paper states:
-# CNN has > 60% of its objects under 1 KB (4.1.2) and > 70% under 2 KB (3), on every seed.
+# CNN has > 60% of its objects under 1 KB (4.1.2) and > 70% under 2 KB (3).
 SIGMA = 2.2
 MIN_OBJECT = 64  # bytes: a 1x1 spacer GIF is 43; room for any image header and trailer
 BISECTION_STEPS = 100

@@ -82,6 +82,12 @@ TEMPLATES = {"html": HTML_TEMPLATES, "css": CSS_TEMPLATES, "js": JS_TEMPLATES}
 SLOTS = {kind: [t.count("{}") for t in templates] for kind, templates in TEMPLATES.items()}
 
 
+def kind(content_type: str) -> str:
+    """The grammar for text of ``content_type``: HTML, CSS, or JavaScript for any other."""
+    essence = content_type.split(";", 1)[0].strip().lower()
+    return {"text/html": "html", "text/css": "css"}.get(essence, "js")
+
+
 Slot = tuple[float, str, str]
 """A word slot: its coin, its vocabulary word, its random token (taken if coin < share)."""
 
