@@ -12,7 +12,7 @@ from wwanlab.core.errors import UsageError
 from wwanlab.core.progress import track
 from wwanlab.web.breakdown import LABELS, SHARES
 from wwanlab.web.browser import STRATEGIES, PageDownload, Setup, download
-from wwanlab.web.options import apply, parse_options
+from wwanlab.web.options import OPTIONS, apply, parse_options
 from wwanlab.web.page import Page
 from wwanlab.web.pages import SITES, generate, load
 
@@ -33,7 +33,11 @@ def register(app: typer.Typer) -> None:
     @app.command(name="web")
     def web_command(
         page: Annotated[
-            str, typer.Argument(help="A Table 1 site name (e.g. cnn), a HAR file or a folder.")
+            str,
+            typer.Argument(
+                metavar="PAGE_OR_SITE",
+                help="A Table 1 site name (e.g. cnn), a HAR file or a folder.",
+            ),
         ],
         link: Annotated[str, typer.Option(help="Access link preset.")] = "gprs-3plus1",
         strategy: Annotated[
@@ -43,7 +47,8 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option(help="Connections per server (default: the strategy's).")
         ] = None,
         opt: Annotated[
-            str, typer.Option("--opt", help="Optimizations, comma-separated (dns-boost,...).")
+            str,
+            typer.Option("--opt", help=f"Optimizations, comma-separated: {', '.join(OPTIONS)}."),
         ] = "",
         loss: Annotated[
             float | None, typer.Option(help="Override the link's loss knob (0..1).")

@@ -19,9 +19,11 @@ where a datagram arrived and where one leaves from::
     fetcher.fetch(url, now)                                          # the command
 
 For TCP ``data`` is a whole segment (it carries its own ports), for UDP the payload.
-Events say what the browser and the latency breakdown need: an object arrived or
-failed, and the timeline of Figure 3 (DNS lookups, connections opened and established,
-requests sent). A simulator driver lives in ``wwanlab.web.topology``.
+Everything but ``fetch`` is a ``PortEndpoint``, which servers on several ports (the
+URL-rewriting proxy, a dual proxy's server side) also are. Events say what the browser
+and the latency breakdown need: an object arrived or failed, and the timeline of
+Figure 3 (DNS lookups, connections opened and established, requests sent). A
+simulator driver lives in ``wwanlab.web.topology``.
 """
 
 import ipaddress

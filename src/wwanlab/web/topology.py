@@ -23,7 +23,7 @@ import dataclasses
 import ipaddress
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
@@ -212,7 +212,6 @@ class WebTopology:
     zone: dict[str, list[str]]  # the true zone: host name -> [address]
     tcp: TcpConfig
     proxy_driver: ProxyDriver | None = None
-    servers: list[object] = field(default_factory=list)  # endpoints kept alive
 
     @property
     def dns_address(self) -> Address:
@@ -272,7 +271,6 @@ def build(
         host.bind_transport(PROTO_TCP, HTTP_PORT, origin)
         topo.origins[name] = host
         topo.zone[name] = [address]
-        topo.servers.append(origin)
     dns.bind_udp(DNS_PORT, ZoneServer(topo.zone))
     if transparent is not None:
         topo.proxy_driver = ProxyDriver(ggsn, transparent(topo, topo.rng("proxy", "transparent")))
