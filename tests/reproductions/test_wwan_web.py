@@ -8,11 +8,13 @@ import pytest
 
 from wwanlab.experiments.reproduction import ClaimPart, Context, load_reproductions
 from wwanlab.experiments.summary import Gain
+from wwanlab.link.delay import ConstantDelay
+from wwanlab.link.presets import get_preset
 from wwanlab.report.html import verdict
 from wwanlab.reproductions import wwan_web as W
+from wwanlab.reproductions.wwan_web import band, figures, runs
 from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import published as P
-from wwanlab.reproductions.wwan_web import runs
 from wwanlab.reproductions.wwan_web.configs import CONFIGS, FIGURE5
 from wwanlab.reproductions.wwan_web.plan import Plan, cell
 from wwanlab.reproductions.wwan_web.results import SHARES, Results, results
@@ -239,3 +241,30 @@ def test_ftp_download_times_one_file(tmp_path: Path) -> None:
     # 100 KB keeps the link busier than 1 KB, and neither exceeds the 39.6 kbit/s link
     assert small["kbps"] < large["kbps"] < P.IDEAL_KBPS[GPRS]
     assert large["kbps"] == pytest.approx(100 * 8 / large["seconds"])
+
+
+def test_the_band_judges_the_same_claims_at_a_slower_round_trip(tmp_path: Path) -> None:
+    slow = band.link_name(1.5)
+    assert slow == "gprs-3plus1@rtt1.5" and band.link_name(0.6) == GPRS
+    assert get_preset(slow).name == slow  # registered for the browser's Setup
+    times = {(GPRS, s, "default"): 100.0 for s in P.SITES4}
+    times |= {(slow, s, "default"): 200.0 for s in P.SITES4}
+    times |= {(slow, s, "pipelining"): 110.0 for s in P.SITES4}  # 45% at 1.5 s
+    r = results(rows_for(times), [])
+    at = band.at_rtt(r, 1.5)
+    assert at.get(GPRS, "cnn", "default") is not None
+    assert at.get(GPRS, "cnn", "default").mean == pytest.approx(200.0)  # type: ignore[union-attr]
+    (finding,) = band.findings(r)
+    assert "pipelining 35-56% holds" in finding and "1.5 s" in finding
+    rows = band.table_rows(r)
+    assert str(rows[0]["RTT 0.6 s"]).startswith("100.0")
+    assert str(rows[0]["RTT 1.5 s"]).startswith("200.0")
+    assert figures.band_figure(r, tmp_path / "b.png", {"slow": slow}, band.BAND_CONFIGS).exists()
+
+
+def test_a_slower_round_trip_adds_its_delay_each_way() -> None:
+    fast, slow = get_preset(GPRS), get_preset(band.link_name(1.5))
+    up, down = fast.build("down"), slow.build("down")
+    assert len(down.stages) == len(up.stages) + 1
+    extra = down.stages[-1]
+    assert isinstance(extra, ConstantDelay) and extra.delay == pytest.approx(0.45)
