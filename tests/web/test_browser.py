@@ -312,3 +312,14 @@ def test_a_gzipped_document_is_parsed_and_rewritten() -> None:
     rewritten = download(page, Setup(url_rewrite=True), 1)
     assert rewritten.complete and rewritten.rewritten == EMBEDDED
     assert rewritten.dns_queries == 1
+
+
+def test_behind_the_proxy_a_name_that_does_not_resolve_is_a_502() -> None:
+    page = hand_page(b'<html><img src="http://nowhere.example/a.gif"></html>')
+    result = download(page, Setup(dns_boost=True), 1)
+    (failed,) = result.failures
+    assert (failed.url, failed.status, failed.failure) == (
+        "http://nowhere.example/a.gif",
+        502,  # the operator's DNS answered; the proxy's own lookup failed
+        None,
+    )

@@ -44,7 +44,7 @@ def of(events: list[Event], kind: type) -> list:  # type: ignore[type-arg]
 
 def test_every_object_arrives_with_its_bytes_and_type() -> None:
     urls = [MAIN.url, *(o.url for o in IMAGES)]
-    _topo, fetcher, events = run(urls, Strategy("HTTP/1.1", 2))
+    topo, fetcher, events = run(urls, Strategy("HTTP/1.1", 2))
     arrived = {e.url: e for e in of(events, ObjectArrived)}
     assert sorted(arrived) == sorted(urls)
     assert all(arrived[o.url].body == o.body for o in IMAGES)
@@ -54,6 +54,12 @@ def test_every_object_arrives_with_its_bytes_and_type() -> None:
     assert [e.name for e in of(events, LookupStarted)] == ["www.example", "img.example"]
     assert fetcher.dns_queries == 2
     assert all(e.reason == "" for e in of(events, LookupDone))
+    # Bound: the resolver's port at once, each connection's port as its SYN left.
+    opened = of(events, ConnectionOpened)
+    assert len(opened) == 3
+    assert sorted(topo.mobile.bindings) == sorted(
+        [(17, 32768), *((6, e.connection) for e in opened)]
+    )
 
 
 def test_connections_per_server_follow_the_strategy() -> None:

@@ -113,6 +113,7 @@ REASONS = {
     411: "Length Required",
     413: "Content Too Large",
     500: "Internal Server Error",
+    502: "Bad Gateway",
     505: "HTTP Version Not Supported",
 }
 

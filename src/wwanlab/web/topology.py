@@ -121,9 +121,17 @@ class _Port:
         return None
 
 
+EAGER_PORTS = 4  # ranges up to this long are bound at once (a server's, a resolver's)
+
+
 class FetcherDriver:
-    """Binds ``fetcher`` (any port endpoint) to every port it names on ``host``; after
-    any input: drain its events into ``on_event``, send its datagrams, re-arm its timer."""
+    """Binds ``fetcher`` (any port endpoint) to the ports it names on ``host``; after
+    any input: drain its events into ``on_event``, send its datagrams, re-arm its timer.
+
+    A short range (a listening port, a resolver's) is bound at once; a port of a longer
+    one (a client's ephemeral ports, thousands of them) when its first datagram leaves,
+    since nothing can arrive at a client port before it has sent.
+    """
 
     def __init__(
         self, host: Host, fetcher: PortEndpoint, on_event: Callable[[Event], None]
@@ -135,9 +143,14 @@ class FetcherDriver:
         self._udp: dict[tuple[int, Address], UdpFlow] = {}
         self._ip: dict[tuple[int, str], IpFlow] = {}
         self._flushing = False
+        self._lazy: list[tuple[int, range]] = []
+        self._bound: set[tuple[int, int]] = set()
         for protocol, ports in fetcher.ports():
+            if len(ports) > EAGER_PORTS:
+                self._lazy.append((protocol, ports))
+                continue
             for port in ports:
-                host.bind_transport(protocol, port, _Port(self, protocol, port))
+                self._bind(protocol, port)
 
     def flush(self) -> None:
         """Until the endpoint has nothing more to say: events, then datagrams."""
@@ -154,12 +167,24 @@ class FetcherDriver:
                     self.on_event(event)
                 for protocol, port, data, addr in endpoint.datagrams_to_send(host.kernel.now):
                     progressed = True
+                    if (protocol, port) not in self._bound:
+                        self._bind_on_send(protocol, port)
                     host.send_packet(self._flow(protocol, port, addr).packet(data, host.next_id()))
                 if not progressed:
                     break
         finally:
             self._flushing = False
         self._arm()
+
+    def _bind(self, protocol: int, port: int) -> None:
+        self.host.bind_transport(protocol, port, _Port(self, protocol, port))
+        self._bound.add((protocol, port))
+
+    def _bind_on_send(self, protocol: int, port: int) -> None:
+        """Bind a port of a long range as its first datagram leaves (a port the endpoint
+        never named stays unbound: answers to it are the host's "no-port" drops)."""
+        if any(p == protocol and port in ports for p, ports in self._lazy):
+            self._bind(protocol, port)
 
     def _flow(self, protocol: int, port: int, addr: Address) -> UdpFlow | IpFlow:
         if protocol == PROTO_UDP:
