@@ -208,7 +208,7 @@ class Echo:
         return event
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     sizes=st.lists(st.integers(0, 4000), min_size=1, max_size=12),
     loss=st.floats(0.0, 0.3),

@@ -2,11 +2,15 @@
 checks that keep forged or stray datagrams out."""
 
 import random
+from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wwanlab.core.events import Event
 from wwanlab.core.pair import CLIENT_ADDR, SERVER_ADDR
+from wwanlab.transports.channel import MessageChannel
 from wwanlab.transports.udp_gprs import (
     ChannelFailed,
     Kind,
@@ -57,6 +61,11 @@ def test_default_credit_is_the_3plus1_bdp_and_two_datagrams() -> None:
     # 39.6 kbit/s x 0.6 s = 2,970 octets (paper 003 section 3), plus 2 x 1,472
     assert UdpGprsConfig().credit == 2970 + 2 * 1472 == 5914
     assert pytest.approx(0.6 + (5914 + 1472) * 8 / 39600) == NAK_INTERVAL
+
+
+def test_both_ends_are_message_channels() -> None:
+    ends: list[MessageChannel] = [client(), UdpGprsChannel.server()]  # checked by mypy
+    assert all(callable(end.send_message) for end in ends)
 
 
 def test_idle_client_has_no_timer_and_sends_nothing() -> None:
@@ -296,3 +305,55 @@ def test_config_is_checked() -> None:
         UdpGprsConfig(credit=100)
     with pytest.raises(ValueError, match="keep-alive"):
         UdpGprsConfig(stall_after=1.0)
+
+
+some_packet = st.builds(
+    Packet,
+    st.sampled_from(list(Kind)),
+    st.sampled_from([SESSION, SESSION ^ 0x5A5A]),
+    st.integers(0, 12),
+    st.integers(1472, 0xFFFF),
+    seq=st.integers(0, 40),
+    end=st.booleans(),
+    payload=st.binary(max_size=1452),
+    missing=st.lists(st.tuples(st.integers(0, 30), st.integers(1, 5)), min_size=1, max_size=3).map(
+        tuple
+    ),
+).map(lambda p: p if p.kind is Kind.DATA else replace(p, end=False, payload=b""))
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("send"), st.binary(max_size=4000)),
+        st.tuples(st.just("timer"), st.none()),
+        st.tuples(st.just("datagram"), some_packet),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(server=st.booleans(), ops=operations, gaps=st.lists(st.floats(0, 8), min_size=60))
+def test_any_sequence_of_inputs_stays_in_the_table(
+    server: bool, ops: list[tuple[str, object]], gaps: list[float]
+) -> None:
+    """Whatever arrives, in whatever order, every (state, input) pair met is in TABLE
+    (an unlisted one raises), the buffer bound holds and timers never go back."""
+    ch = UdpGprsChannel.server() if server else client()
+    now = 0.0
+    for (op, arg), gap in zip(ops, gaps, strict=False):
+        now += gap
+        if op == "send":
+            assert isinstance(arg, bytes)
+            ch.send_message(arg, now)
+        elif op == "timer":
+            timer = ch.get_timer()
+            if timer is not None:
+                now = max(now, timer)
+                ch.handle_timer(now)
+                after = ch.get_timer()
+                assert after is None or after > now  # each due timer did its work
+        else:
+            assert isinstance(arg, Packet)
+            ch.receive_datagram(arg.encode(), CLIENT_ADDR, now)
+        ch.datagrams_to_send(now)
+        events(ch)
+        assert ch.inbound.held_octets <= ch.config.buffer

@@ -10,12 +10,13 @@ from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.pep.dual.client import ClientProxy
 from wwanlab.pep.dual.server import ServerProxy
-from wwanlab.web.fetcher import ConnectionOpened, Datagram, PortEndpoint
+from wwanlab.web.fetcher import PROTO_TCP, ConnectionOpened, Datagram, PortEndpoint
 
 
 class ClientPorts:
-    """The client side bound at ``(protocol, port)``; ``server`` names the far end in
-    the timeline's one connection."""
+    """The client side bound at ``(protocol, port)``. Over TCP the channel is one
+    connection of the timeline (``ConnectionOpened`` to ``server`` with the first fetch:
+    the SYN leaves with the first message); UDP-GPRS has no connection to show."""
 
     def __init__(self, proxy: ClientProxy, protocol: int, port: int, server: str) -> None:
         self.proxy = proxy
@@ -29,7 +30,7 @@ class ClientPorts:
         return [(self.protocol, range(self.port, self.port + 1))]
 
     def fetch(self, url: str, now: float) -> None:
-        if not self._opened:
+        if not self._opened and self.protocol == PROTO_TCP:
             self._opened = True
             self.proxy.defer(ConnectionOpened(self.port, self.server, now))
         self.proxy.fetch(url, now)

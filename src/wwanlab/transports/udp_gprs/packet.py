@@ -90,11 +90,6 @@ class Packet:
         return data + zlib.crc32(data).to_bytes(CRC, "big")
 
 
-def session_of(data: bytes) -> int | None:
-    """The session id of a datagram long enough to carry one (before any other check)."""
-    return int.from_bytes(data[2:6], "big") if len(data) >= HEADER + CRC else None
-
-
 def decode(data: bytes, max_datagram: int) -> Packet:
     """Parse one datagram; its length is bounded before any field is read."""
     if not HEADER + CRC <= len(data) <= max_datagram:

@@ -8,6 +8,7 @@ fixed-fidelity content follow Table 3 (its mean for the other six sites); images
 incompressible (``synth``). The same site and seed give the same bytes.
 """
 
+import functools
 import random
 from dataclasses import dataclass
 
@@ -55,6 +56,7 @@ CSS_SHARE = 1 / 3  # of the fixed-fidelity objects besides the HTML; the rest is
 SMALL_IMAGE = 2000  # bytes: under it an image is a GIF (or PNG), over it mostly a JPEG
 SMALL_GIF_SHARE = 0.85  # of small images (buttons, spacers, icons); the rest PNG
 LARGE_JPEG_SHARE = 0.7  # of large images (photos); the rest GIF
+PAGES_CACHED = 64  # about 0.1-0.2 MB each
 MAX_PIXELS = (468, 300)  # image width, height drawn up to these (468: the banner ad width)
 
 
@@ -67,8 +69,10 @@ class _Object:
     height: int = 0
 
 
+@functools.lru_cache(maxsize=PAGES_CACHED)
 def generate(site: str, seed: int) -> Page:
-    """The page of Table 1's ``site`` for ``seed``."""
+    """The page of Table 1's ``site`` for ``seed`` (kept for reuse: a page is immutable,
+    and a reproduction downloads the same page in many configurations)."""
     row = SITES.get(site)
     if row is None:
         raise UsageError(f"unknown site {site!r}; known: {', '.join(SITES)}")
