@@ -5,6 +5,7 @@ between them, as ``web.topology`` puts it on the GGSN.
     mobile ==access link== ggsn (proxy hook) ---- 100 Mbit/s, 50 ms ---- server
 """
 
+import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ class Run:
     complete: bool
     seconds: float  # request sent to last octet received
     proxy: PacketProxy | None
+    sent: list[tuple[float, bytes]]  # what the proxy sent, with the time
 
 
 def download(
@@ -57,8 +59,17 @@ def download(
     net.connect(mobile, ggsn, up, down, mtu=1500, name="access")
     net.connect(ggsn, server_host, wired(), wired())
     proxy: PacketProxy | None = None
+    sent: list[tuple[float, bytes]] = []
     if make_proxy is not None:
         proxy = make_proxy({MOBILE}, net.kernel.stream("proxy"))
+        packets_to_send = proxy.packets_to_send
+
+        def recorded(now: float) -> list[bytes]:
+            out = packets_to_send(now)
+            sent.extend((now, packet) for packet in out)
+            return out
+
+        proxy.packets_to_send = recorded  # type: ignore[method-assign]
         ProxyDriver(ggsn, proxy)
     body = random.Random(seed).randbytes(size)
     server = TcpEndpoint(SERVER, PORT, TCP, net.kernel.stream("server"))
@@ -88,7 +99,7 @@ def download(
     net.run(until=until)
     net.close()
     complete = bool(done) and bytes(received) == body
-    return Run(complete, done[0] if complete else float("nan"), proxy)
+    return Run(complete, done[0] if complete else float("nan"), proxy, sent)
 
 
 def wired() -> Direction:
@@ -129,6 +140,12 @@ def test_download_over_gprs_through_tcp_wwan_paced_at_a_fixed_window() -> None:
     assert conn.cwnd == 4 * 1460  # never grown, never reduced
     assert (conn.stats.retransmissions, conn.stats.timeouts, conn.stall_probes) == (0, 0, 0)
     assert conn.pacer is not None and conn.pacer.bps == 39_600
+    # Every full-sized segment toward the mobile leaves one segment time after the one
+    # before: 1500 octets at 39.6 kbit/s (the queue at the link never grows).
+    full = [t for t, p in run.sent if p[16:20] == bytes([10, 0, 0, 2]) and len(p) == 1500]
+    assert len(full) == 100_000 // 1460
+    gaps = [b - a for a, b in itertools.pairwise(full)]
+    assert gaps == pytest.approx([1500 * 8 / 39_600] * len(gaps), abs=1e-9)
 
 
 def stalled_link(stall_at: float, length: float) -> tuple[Direction, Direction]:

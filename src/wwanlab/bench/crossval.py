@@ -8,7 +8,8 @@ SACK) on the same preset (``experiments.transfers.http_transfer``). Both measure
 same interval: from the client's first packet (before the handshake) to the body's
 last octet at the client. At 0% loss the two should agree within ``AGREEMENT`` of
 goodput; at 10% they are reported side by side, since the kernel recovers with RACK-TLP
-(RFC 8985), F-RTO (RFC 5682) and a loss-probe timer the simulator does not model.
+(RFC 8985) and a loss-probe timer the simulator does not model (both have F-RTO, RFC
+5682; docs/tcp.md has the table before and after it).
 """
 
 import statistics
