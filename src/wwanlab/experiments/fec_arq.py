@@ -23,28 +23,31 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
+from wwanlab.core.errors import UsageError
 from wwanlab.experiments.scenario import Parameter, Row, Scenario, experiment_kind
 from wwanlab.experiments.summary import Summary, relative_gain, summarize
 from wwanlab.link.rlc import (
     ARQ_ROUND_TRIP,
     BLOCK_PERIOD,
+    CODING_SCHEMES,
     DEFAULT_CODING,
     MEAN_BURST_SLOTS,
     PAPER_SLOT_ERRORS,
-    SLOTS_PER_BLOCK,
     TIMESLOTS,
     WINDOW_SIZE,
+    BlockSource,
     GilbertChannel,
     coding_scheme,
     data_blocks,
     effective_rate,
+    load_slot_trace,
     redundant_slots,
     rlc_download,
     stream_loss,
@@ -164,19 +167,29 @@ PAPER_STATEMENTS = (
 )
 
 _COMMON = {
-    "link.slot_error": Parameter(float, required=True, minimum=0.0, maximum=0.5),
+    "link.slot_error": Parameter(float, minimum=0.0, maximum=0.5),
+    "link.trace": Parameter(str),
     "link.mean_burst": Parameter(float, minimum=1.0),
-    "link.coding": Parameter(str, choices=("CS-1", "CS-2", "CS-3", "CS-4")),
+    "link.coding": Parameter(str, choices=tuple(CODING_SCHEMES)),
     "link.timeslots": Parameter(int, minimum=1, maximum=8),
     "params.fec_step": Parameter(int, minimum=1, maximum=10),
 }
 
 
-def _channel(params: Mapping[str, Any], seed: int) -> GilbertChannel:
+def _channel(params: Mapping[str, Any], seed: int) -> BlockSource:
+    """A synthesized channel of ``link.slot_error``, or the slot trace file
+    ``link.trace`` read from a block drawn from ``seed`` (so repetitions differ)."""
+    rng = random.Random(seed)
+    if ("link.trace" in params) == ("link.slot_error" in params):
+        raise UsageError("give exactly one of link.slot_error and link.trace")
+    if "link.trace" in params:
+        trace = load_slot_trace(str(params["link.trace"]))
+        return trace.rotated(rng.randrange(len(trace)))
     return GilbertChannel(
         float(params["link.slot_error"]),
-        random.Random(seed),
+        rng,
         mean_burst=float(params.get("link.mean_burst", MEAN_BURST_SLOTS)),
+        coding=str(params.get("link.coding", DEFAULT_CODING)),
     )
 
 
@@ -184,22 +197,24 @@ def _fec_levels(params: Mapping[str, Any], top: int) -> range:
     return range(0, top + 1, int(params.get("params.fec_step", 1)))
 
 
-@experiment_kind(
-    DOWNLOAD_KIND,
-    {**_COMMON, "workload.file_bytes": Parameter(int, minimum=1, maximum=100_000_000)},
-)
-def download_run(params: dict[str, Any], seed: int) -> list[Row]:
-    """One channel; a row per FEC level: the download's latency and ARQ counters."""
-    channel = _channel(params, seed)
-    coding = coding_scheme(str(params.get("link.coding", DEFAULT_CODING)))
-    timeslots = int(params.get("link.timeslots", TIMESLOTS))
-    size = int(params.get("workload.file_bytes", FILE_BYTES))
+def download_rows(
+    channel: BlockSource,
+    *,
+    coding: str | None = None,
+    timeslots: int = TIMESLOTS,
+    size: int = FILE_BYTES,
+    fec_levels: Iterable[int] = range(LATENCY_FEC_MAX + 1),
+) -> list[Row]:
+    """A row per FEC level: the RLC download of ``size`` octets over ``channel`` (a
+    synthesized channel or a loaded ``SlotTrace``), its latency and ARQ counters;
+    ``coding`` defaults to the channel's."""
+    scheme = coding_scheme(coding or channel.coding)
     opportunity = BLOCK_PERIOD / timeslots
     feedback = math.ceil(ARQ_ROUND_TRIP / opportunity - 1e-9)
     rows: list[Row] = []
-    for fec in _fec_levels(params, LATENCY_FEC_MAX):
-        r = redundant_slots(fec)
-        blocks = data_blocks(size, coding, r, SLOTS_PER_BLOCK)
+    for fec in fec_levels:
+        r = redundant_slots(fec, channel.slots)
+        blocks = data_blocks(size, scheme, r, channel.slots)
         result = rlc_download(
             channel, blocks, r, feedback=feedback, window=WINDOW_SIZE, limit=LIMIT_FACTOR * blocks
         )
@@ -213,26 +228,58 @@ def download_run(params: dict[str, Any], seed: int) -> list[Row]:
                 "block_error": 1 - blocks / result.transmissions if result.complete else None,
                 "resent_blocks": result.resent,
                 "max_resend_delay_s": result.max_resend_delay * opportunity,
-                "rate_bps": effective_rate(coding, fec, timeslots=timeslots),
+                "rate_bps": effective_rate(scheme, fec, timeslots=timeslots, slots=channel.slots),
             }
         )
     return rows
 
 
-@experiment_kind(STREAM_KIND, _COMMON)
-def stream_run(params: dict[str, Any], seed: int) -> list[Row]:
-    """One channel; a row per FEC level: the share of blocks lost without ARQ."""
-    channel = _channel(params, seed)
-    timeslots = int(params.get("link.timeslots", TIMESLOTS))
-    blocks = round(STREAM_SECONDS / BLOCK_PERIOD * timeslots)
+def stream_rows(
+    channel: BlockSource,
+    *,
+    timeslots: int = TIMESLOTS,
+    seconds: float = STREAM_SECONDS,
+    fec_levels: Iterable[int] = range(STREAM_FEC_MAX + 1),
+) -> list[Row]:
+    """A row per FEC level: the share of blocks lost over ``channel`` without ARQ when
+    every opportunity of ``seconds`` carries data."""
+    blocks = max(1, round(seconds / BLOCK_PERIOD * timeslots))
     return [
         {
             "fec_percent": fec,
             "blocks": blocks,
-            "loss_percent": 100 * stream_loss(channel, blocks, redundant_slots(fec)) / blocks,
+            "loss_percent": 100
+            * stream_loss(channel, blocks, redundant_slots(fec, channel.slots))
+            / blocks,
         }
-        for fec in _fec_levels(params, STREAM_FEC_MAX)
+        for fec in fec_levels
     ]
+
+
+@experiment_kind(
+    DOWNLOAD_KIND,
+    {**_COMMON, "workload.file_bytes": Parameter(int, minimum=1, maximum=100_000_000)},
+)
+def download_run(params: dict[str, Any], seed: int) -> list[Row]:
+    """One channel (seeded) under every FEC level of Figure 6."""
+    channel = _channel(params, seed)
+    return download_rows(
+        channel,
+        coding=str(params.get("link.coding", channel.coding)),
+        timeslots=int(params.get("link.timeslots", TIMESLOTS)),
+        size=int(params.get("workload.file_bytes", FILE_BYTES)),
+        fec_levels=_fec_levels(params, LATENCY_FEC_MAX),
+    )
+
+
+@experiment_kind(STREAM_KIND, _COMMON)
+def stream_run(params: dict[str, Any], seed: int) -> list[Row]:
+    """One channel (seeded) under every FEC level of Figure 7."""
+    return stream_rows(
+        _channel(params, seed),
+        timeslots=int(params.get("link.timeslots", TIMESLOTS)),
+        fec_levels=_fec_levels(params, STREAM_FEC_MAX),
+    )
 
 
 def _scenario(kind: str, figure: int, quick: bool) -> Scenario:
@@ -356,7 +403,15 @@ def _error_label(error: float) -> str:
     return f"Error = {100 * error:.3g}%"
 
 
-def _plot(cells: Cells, path: Path | str, *, ylabel: str, title: str, bottom: float) -> Path:
+def _plot(
+    cells: Cells,
+    path: Path | str,
+    *,
+    ylabel: str,
+    title: str,
+    bottom: float,
+    top: float | None = None,
+) -> Path:
     fig = Figure(figsize=SIZE, dpi=DPI)
     ax = fig.add_subplot()
     for error in sorted({e for e, _ in cells}, reverse=True):
@@ -376,23 +431,25 @@ def _plot(cells: Cells, path: Path | str, *, ylabel: str, title: str, bottom: fl
         )
     ax.set_xlabel("FEC %")
     ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=bottom)
+    ax.set_ylim(bottom=bottom, top=top)
     ax.grid(True, alpha=0.3)
     ax.set_title(title)
     ax.legend(fontsize=7)
     return save(fig, path)
 
 
-def latency_plot(cells: Cells, path: Path | str) -> Path:
+def latency_plot(cells: Cells, path: Path | str, *, top: float | None = 2.0) -> Path:
     """Figure 6: normalized download latency against FEC %, a line per channel (points
-    only where every download completed; bars are 95% intervals)."""
+    only where every download completed; bars are 95% intervals). The y axis ends at
+    ``top``, 2 as the paper's does (None: fit every point)."""
     complete = {k: s for k, s in cells.items() if s.failed == 0}
     return _plot(
         complete,
         path,
         ylabel="normalized download latency",
         title="Dynamic link-layer FEC + ARQ: download latency (ours)",
-        bottom=0.9,
+        bottom=0.95,
+        top=top,
     )
 
 

@@ -40,7 +40,7 @@ KINDS: dict[str, RunOne] = {}
 KIND_PARAMETERS: dict[str, Mapping[str, Parameter]] = {}
 """The parameters each kind declares it reads (kinds that declare none take any)."""
 
-KIND_MODULES: list[str] = ["wwanlab.experiments.probe"]
+KIND_MODULES: list[str] = ["wwanlab.experiments.probe", "wwanlab.experiments.fec_arq"]
 """Modules that register kinds on import; a scenario file may name any of their kinds."""
 
 KIND_PACKAGES: list[str] = ["wwanlab.reproductions"]

@@ -135,6 +135,7 @@ class BlockSource(Protocol):
     """A channel as a sequence of blocks, one per transmission opportunity."""
 
     slots: int
+    coding: str  # the coding scheme whose blocks the slots belong to
 
     def counts(self, n: int) -> list[int]:
         """How many slots are corrupted in each of the first ``n`` opportunities."""
@@ -170,6 +171,11 @@ class SlotTrace:
 
     def __len__(self) -> int:
         return len(self.blocks)
+
+    def rotated(self, start: int) -> SlotTrace:
+        """The same trace read from block ``start`` on (and looping to it)."""
+        k = start % len(self.blocks)
+        return SlotTrace(self.blocks[k:] + self.blocks[:k], slots=self.slots, coding=self.coding)
 
     def counts(self, n: int) -> list[int]:
         whole, part = divmod(n, len(self._counts))
@@ -209,9 +215,9 @@ def load_slot_trace(path: str | Path) -> SlotTrace:
                 settings[words[1]] = words[2]
             continue
         rows.append((number, line))
-    if not settings["slots"].isdigit():
-        raise UsageError(f"slot trace {name!r}: slots must be an integer")
-    slots = int(settings["slots"][:6])
+    if not settings["slots"].isdigit() or len(settings["slots"]) > 6:
+        raise UsageError(f"slot trace {name!r}: slots must be an integer up to {MAX_SLOTS}")
+    slots = int(settings["slots"])
     blocks: list[list[int]] = []
     for number, line in rows:
         if line.strip() == "-":
@@ -235,8 +241,8 @@ class GilbertChannel:
     ``mean_burst``: the chain leaves bad with ``r = 1 / mean_burst`` per slot and
     enters it with ``p = r * slot_error / (1 - slot_error)``. It starts in its
     stationary distribution (so every prefix is unbiased), and is drawn run by run
-    (geometric run lengths) lazily, block by block, so the same seed always gives the same channel
-    however far it is read.
+    (geometric run lengths) lazily, block by block, so the same seed always gives the
+    same channel however far it is read.
     """
 
     def __init__(
@@ -246,12 +252,14 @@ class GilbertChannel:
         *,
         mean_burst: float = MEAN_BURST_SLOTS,
         slots: int = SLOTS_PER_BLOCK,
+        coding: str = DEFAULT_CODING,
     ) -> None:
         self.slot_error = checks.probability("slot_error", slot_error)
         if self.slot_error == 1.0:
             raise UsageError("slot_error must be below 1")
         self.mean_burst = checks.positive("mean_burst", mean_burst)
         self.slots = checks.count("slots", slots, minimum=1)
+        self.coding = coding_scheme(coding).name  # what the slots carry: labels the trace
         self.r = 1 / self.mean_burst
         self.p = self.r * self.slot_error / (1 - self.slot_error)
         if self.r > 1 or self.p > 1:
@@ -266,16 +274,21 @@ class GilbertChannel:
 
     @classmethod
     def independent(
-        cls, slot_error: float, rng: random.Random, *, slots: int = SLOTS_PER_BLOCK
+        cls,
+        slot_error: float,
+        rng: random.Random,
+        *,
+        slots: int = SLOTS_PER_BLOCK,
+        coding: str = DEFAULT_CODING,
     ) -> GilbertChannel:
         """Independent slot errors: the chain with ``p + r = 1``."""
-        return cls(slot_error, rng, mean_burst=1 / (1 - slot_error), slots=slots)
+        return cls(slot_error, rng, mean_burst=1 / (1 - slot_error), slots=slots, coding=coding)
 
     def _run(self, leave: float) -> int:
         """A geometric run length (>= 1) of a state left with probability ``leave``."""
         if leave >= 1:
             return 1
-        if leave <= 0:
+        if leave <= 0:  # an error-free channel never leaves the good state
             return 1 << 62
         return 1 + int(math.log(1.0 - self._rng.random()) / math.log(1.0 - leave))
 
@@ -305,12 +318,12 @@ class GilbertChannel:
         """The channel's first ``blocks`` blocks as a trace (to save or replay)."""
         checks.count("blocks", blocks, minimum=1)
         self._extend(blocks - 1)
-        return SlotTrace(self._blocks[:blocks], slots=self.slots)
+        return SlotTrace(self._blocks[:blocks], slots=self.slots, coding=self.coding)
 
     def __repr__(self) -> str:
         return (
             f"GilbertChannel(slot_error={self.slot_error}, mean_burst={self.mean_burst}, "
-            f"slots={self.slots})"
+            f"slots={self.slots}, coding={self.coding!r})"
         )
 
 
@@ -347,13 +360,17 @@ def rlc_download(
     """
     checks.count("blocks", blocks, minimum=1)
     checks.count("window", window, minimum=1)
-    counts = channel.counts(limit)
+    horizon = min(limit, 2 * blocks)  # read the channel as far as needed, doubling
+    counts = channel.counts(horizon)
     acked = bytearray(blocks)
     first_sent = [0] * blocks
     nacked: deque[int] = deque()
     pending: deque[tuple[int, int, bool]] = deque()  # (due, bsn, recovered)
     va = next_new = received = transmissions = resent = worst = 0
     for i in range(limit):
+        if i == horizon:
+            horizon = min(limit, 2 * horizon)
+            counts = channel.counts(horizon)
         while pending and pending[0][0] <= i:
             _, bsn, ok = pending.popleft()
             if ok:
