@@ -7,7 +7,6 @@ read "not measured" on the page.
 """
 
 import dataclasses
-import functools
 import random
 import statistics
 from dataclasses import fields
@@ -40,19 +39,13 @@ def table1_sites() -> tuple[str, ...]:
     return tuple(SITES)
 
 
-@functools.lru_cache(maxsize=64)
-def page(site: str, page_seed: int) -> Page:
-    """The site's page for ``page_seed`` (kept: every configuration downloads it)."""
-    return generate(site, page_seed)
-
-
 def page_download(link: str, site: str, config: Config, page_seed: int, seed: int) -> Row:
     """One download of the site's page ``page_seed`` under ``config``; its row. A
     ``repeat`` configuration first downloads the page, then measures the page as
     ``web.content.revisit`` makes it a while later, with the dual proxy's CHK stores
     (when it runs) kept from the first visit."""
     options = parse_options(",".join(config.options))
-    original = page(site, page_seed)
+    original = generate(site, page_seed)
     setup = Setup(link=link, strategy=config.strategy, connections=config.connections)
     transformed, setup = apply(options, original, setup)
     if not config.repeat:
@@ -108,7 +101,7 @@ def table3(repetitions: int) -> dict[str, Compressibility]:
     compressed as the options do, averaged."""
     out: dict[str, Compressibility] = {}
     for site in SITES4:
-        found = [compressibility(page(site, seed), site) for seed in range(repetitions)]
+        found = [compressibility(generate(site, seed), site) for seed in range(repetitions)]
         out[site] = Compressibility(
             *(statistics.fmean(getattr(c, f.name) for c in found) for f in fields(Compressibility))
         )
@@ -130,5 +123,5 @@ def timeline(path: Path, seed: int) -> tuple[Path, PageDownload]:
     ``wwanlab web --plot`` timeline (connections against time, each GET a tick)."""
     from wwanlab.web.plot import plot_download
 
-    d = download(page("cnn", 0), Setup(), seed)
+    d = download(generate("cnn", 0), Setup(), seed)
     return plot_download(d, path), d
