@@ -268,3 +268,9 @@ def test_a_slower_round_trip_adds_its_delay_each_way() -> None:
     assert len(down.stages) == len(up.stages) + 1
     extra = down.stages[-1]
     assert isinstance(extra, ConstantDelay) and extra.delay == pytest.approx(0.45)
+
+
+def test_the_page_findings_quote_this_runs_numbers() -> None:
+    (line,) = W.findings(made({}), P.SITES4)  # 10 kbit/s, 40% idle everywhere, no band
+    assert "at 10.0-10.0 kbit/s of the link's 39.6" in line and "40-40% of the time" in line
+    assert W.findings(results([], []), P.SITES4) == []
