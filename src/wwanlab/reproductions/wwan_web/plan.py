@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.reproductions.wwan_web import published as P
-from wwanlab.reproductions.wwan_web.band import BAND_CONFIGS, RTTS, link_name
+from wwanlab.reproductions.wwan_web.band import BAND_CONFIGS, VARIANTS, link_name
 from wwanlab.reproductions.wwan_web.configs import CONFIGS, Config
 
 GPRS = "gprs-3plus1"
@@ -44,8 +44,8 @@ def split_cell(name: str) -> tuple[str, str, str]:
 def make_plan(quick: bool, sites: tuple[str, ...], available: Callable[[Config], bool]) -> Plan:
     """Table 1's ``sites`` (the full run: all ten) with the default browser on GPRS; the
     four sites of Tables 3-9 in every ``available`` configuration; the four on the other
-    links with the default browser (Table 11); the band's cells at a slower base round
-    trip (``band``). The quick run leaves out Table 1's other
+    links with the default browser (Table 11); the band's cells on each of its links
+    (``band``). The quick run leaves out Table 1's other
     six sites, Figure 5's 5, 7, 10, 15 and 20 connections and the band, and repeats
     twice."""
     table1 = P.SITES4 if quick else sites
@@ -56,8 +56,8 @@ def make_plan(quick: bool, sites: tuple[str, ...], available: Callable[[Config],
     for link in P.LINKS[1:]:
         cells += [cell(link, s, "default") for s in P.SITES4]
     band = [c for c in BAND_CONFIGS if c in ("default", *configs)]
-    for rtt in () if quick else RTTS[1:]:
-        cells += [cell(link_name(rtt), s, c) for s in P.SITES4 for c in band]
+    for key in () if quick else VARIANTS:
+        cells += [cell(link_name(key), s, c) for s in P.SITES4 for c in band]
     return Plan(
         tuple(cells),
         QUICK_REPETITIONS if quick else REPETITIONS,
