@@ -73,7 +73,7 @@ def claims(f: FecResults) -> list[Claim]:
         "drops about 21.9%; at 0.2% about 5%; the optimal FEC grows with the error rate "
         "(4.4.1, Figure 6)",
         "5-6%, 21.9%, 5%",
-        "; ".join(f"{p.what.split(':')[0]} {p.ours}" for p in parts),
+        "; ".join(f"{p.what}: {p.ours}" for p in parts),
         parts,
     )
     need = most_eliminated(f.loss, 0.009)
