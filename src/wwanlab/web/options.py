@@ -6,14 +6,20 @@ how the browser fetches). Options combine: they are applied in the order given.
 """
 
 import dataclasses
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.core.errors import UsageError
+from wwanlab.pep.base import PacketProxy
+from wwanlab.pep.dual.config import DualConfig
+from wwanlab.pep.dual.testbed import DualFactory, dual_proxy
+from wwanlab.pep.tcp_wwan import make_tcp_wwan
 from wwanlab.web.browser import Setup
 from wwanlab.web.content import compress_full, compress_lossless, compress_lossy
 from wwanlab.web.page import Page
 from wwanlab.web.pages.tables import lossy_ratio
+from wwanlab.web.topology import MOBILE_IP, WebTopology
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,27 @@ def _lossy(page: Page) -> Page:
 
 def _full(page: Page) -> Page:
     return compress_full(page, lossy_ratio(page.name))
+
+
+def _tcp_wwan(topo: WebTopology, rng: random.Random) -> PacketProxy:
+    return make_tcp_wwan({MOBILE_IP}, topo.preset, rng, wired=topo.tcp)
+
+
+def _dual(transport: str | None = None, **techniques: bool) -> Callable[[Setup], Setup]:
+    """Switch on the dual proxy (or change the one already on): its channel's
+    ``transport`` and the ``DualConfig`` techniques named; options combine."""
+
+    def change(setup: Setup) -> Setup:
+        current = setup.explicit
+        if not isinstance(current, DualFactory):
+            current = dual_proxy(DualConfig())
+        config = dataclasses.replace(current.config, **techniques)
+        factory = dual_proxy(
+            config, current.client_store, current.server_store, transport or current.transport
+        )
+        return dataclasses.replace(setup, explicit=factory)
+
+    return change
 
 
 OPTIONS: dict[str, Option] = {
@@ -72,6 +99,36 @@ OPTIONS: dict[str, Option] = {
             "section 4.2.2: the operator's proxy rewrites embedded URLs to itself (one DNS "
             "lookup, one server)",
             setup=_setting(url_rewrite=True),
+        ),
+        Option(
+            "tcp-wwan",
+            "section 4.3.1: a transparent proxy at the GGSN splits TCP; toward the mobile a "
+            "fixed window of the link's bandwidth-delay product, paced at the link rate",
+            setup=_setting(transparent=_tcp_wwan),
+        ),
+        Option(
+            "dual",
+            "section 2.1: the explicit dual proxy (client side on the mobile, server side "
+            "in the operator's network) over TCP, no technique on",
+            setup=_dual(),
+        ),
+        Option(
+            "udp-gprs",
+            "section 4.3.2: the dual proxy's channel is UDP-GPRS (credit flow control, "
+            "NAKs, keep-alives, no handshake or slow start)",
+            setup=_dual(transport="udp-gprs"),
+        ),
+        Option(
+            "parse-and-push",
+            "section 4.2.3: the dual proxy's server side pushes the embedded objects "
+            "right after the main document",
+            setup=_dual(push=True),
+        ),
+        Option(
+            "chk-delta",
+            "section 4.1.3: the dual proxy indexes objects by SHA-1 (CHK caching, aliases "
+            "fetched once) and sends changed ones as a delta against the cached version",
+            setup=_dual(chk=True, delta=True),
         ),
     )
 }
