@@ -21,8 +21,14 @@ def test_every_family_registers_itself():
         "wtp-paper": "WTP/WSP",
         "wtp-tuned": "WTP/WSP",
         "wwp": "WWP",
+        "udp-gprs": "UDP-GPRS",
     }
-    assert sorted(n for n, t in known.items() if t.ours) == ["wtp-paper", "wtp-tuned", "wwp"]
+    assert sorted(n for n, t in known.items() if t.ours) == [
+        "udp-gprs",
+        "wtp-paper",
+        "wtp-tuned",
+        "wwp",
+    ]
 
 
 def test_select_by_name_keeps_the_order_given():
