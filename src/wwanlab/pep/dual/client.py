@@ -29,9 +29,9 @@ what crosses the link depends on ``DualConfig`` (the server side must have the s
 
 from dataclasses import dataclass
 
-from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.pep.dual import messages as m
+from wwanlab.pep.dual.channel_end import ChannelEnd
 from wwanlab.pep.dual.coding import CodingError, apply_delta, chk, inflate
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.events import BodyRejected, MessageRefused
@@ -48,7 +48,7 @@ class _Sent:
     retry: bool  # already a refetch after a rejected body
 
 
-class ClientProxy:
+class ClientProxy(ChannelEnd):
     """The client side; a contract endpoint wherever its channel is bound."""
 
     def __init__(
@@ -241,23 +241,3 @@ class ClientProxy:
         self._by_chk.clear()
         self._promised.clear()
         self._list_due = None
-
-    # --- the sans-IO contract ---------------------------------------------------------
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.channel.receive_datagram(data, addr, now)
-        self._pump(now)
-
-    def handle_timer(self, now: float) -> None:
-        self.channel.handle_timer(now)
-        self._pump(now)
-
-    def get_timer(self) -> float | None:
-        return self.channel.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        self._pump(now)
-        return self.channel.datagrams_to_send(now)
-
-    def next_event(self) -> Event | None:
-        return self._events.pop(0) if self._events else None

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.pep.dual import messages as m
+from wwanlab.pep.dual.channel_end import ChannelEnd
 from wwanlab.pep.dual.coding import chk, deflate, make_delta
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.events import MessageRefused
@@ -99,7 +99,7 @@ def is_html(content_type: str) -> bool:
         return False
 
 
-class ServerProxy:
+class ServerProxy(ChannelEnd):
     """The server side; a contract endpoint wherever its channel is bound."""
 
     def __init__(
@@ -259,23 +259,3 @@ class ServerProxy:
                 if len(patch) < len(body):
                     return m.WireObject(*head, form=m.Form.DELTA, base=base, body=patch)
         return m.WireObject(*head, coding=coding, body=body)
-
-    # --- the sans-IO contract ---------------------------------------------------------
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.channel.receive_datagram(data, addr, now)
-        self._pump(now)
-
-    def handle_timer(self, now: float) -> None:
-        self.channel.handle_timer(now)
-        self._pump(now)
-
-    def get_timer(self) -> float | None:
-        return self.channel.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        self._pump(now)
-        return self.channel.datagrams_to_send(now)
-
-    def next_event(self) -> Event | None:
-        return self._events.pop(0) if self._events else None
