@@ -23,7 +23,9 @@ import enum
 import random
 
 from wwanlab.core.address import Address
+from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
+from wwanlab.core.layer import Layer
 from wwanlab.tcp import (
     ConnectionAborted,
     ConnectionEstablished,
@@ -47,7 +49,7 @@ class ChannelState(enum.Enum):
     FAILED = "failed"
 
 
-class TcpChannel:
+class TcpChannel(Layer):
     """One end of a message channel over one TCP connection."""
 
     def __init__(
@@ -151,22 +153,5 @@ class TcpChannel:
         self._buffer.clear()
         self._events.append(ChannelFailed(reason, now))
 
-    # --- the sans-IO contract ---------------------------------------------------------
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.tcp.receive_datagram(data, addr, now)
-        self._pump(now)
-
-    def handle_timer(self, now: float) -> None:
-        self.tcp.handle_timer(now)
-        self._pump(now)
-
-    def get_timer(self) -> float | None:
-        return self.tcp.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        self._pump(now)
-        return self.tcp.datagrams_to_send(now)
-
-    def next_event(self) -> Event | None:
-        return self._events.pop(0) if self._events else None
+    def _lower(self) -> Endpoint:
+        return self.tcp

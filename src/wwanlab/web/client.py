@@ -15,8 +15,10 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from wwanlab.core.address import Address
+from wwanlab.core.contract import Endpoint
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
+from wwanlab.core.layer import Layer
 from wwanlab.tcp import (
     ConnectionAborted,
     ConnectionEstablished,
@@ -84,7 +86,7 @@ class _Connection:
     open: bool = True
 
 
-class HttpClient:
+class HttpClient(Layer):
     """GETs (or POSTs to) paths of ``server`` following ``strategy``."""
 
     def __init__(
@@ -279,22 +281,5 @@ class HttpClient:
             out = conn.outstanding.popleft()
             self._events.append(RequestFailed(out.target, reason, out.host))
 
-    # --- the sans-IO contract ---------------------------------------------------------
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.stack.receive_datagram(data, addr, now)
-        self._pump(now)
-
-    def handle_timer(self, now: float) -> None:
-        self.stack.handle_timer(now)
-        self._pump(now)
-
-    def get_timer(self) -> float | None:
-        return self.stack.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        self._pump(now)
-        return self.stack.datagrams_to_send(now)
-
-    def next_event(self) -> Event | None:
-        return self._events.pop(0) if self._events else None
+    def _lower(self) -> Endpoint:
+        return self.stack

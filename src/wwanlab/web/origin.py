@@ -10,8 +10,9 @@ so pipelined requests get pipelined responses (RFC 9112 9.3.2).
 import random
 from collections.abc import Callable, Mapping
 
-from wwanlab.core.address import Address
+from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
+from wwanlab.core.layer import Layer
 from wwanlab.tcp import (
     ConnectionAborted,
     ConnectionReset,
@@ -30,7 +31,7 @@ Handler = Callable[[Request], tuple[int, str, bytes]]
 DEFAULT_TYPE = "application/octet-stream"
 
 
-class HttpOrigin:
+class HttpOrigin(Layer):
     """Serves ``resources`` (path -> body) on ``(ip, port)``, 404 for anything else; or,
     given ``handler``, whatever it answers to each request."""
 
@@ -53,7 +54,7 @@ class HttpOrigin:
         self._closing: set[int] = set()
         self._events: list[Event] = []
 
-    def _pump(self) -> None:
+    def _pump(self, now: float) -> None:
         tcp = self.tcp
         while (event := tcp.next_event()) is not None:
             if isinstance(event, DataReceived):
@@ -129,22 +130,5 @@ class HttpOrigin:
             self._closing.add(conn_id)
             self.tcp.close(conn_id)
 
-    # --- the sans-IO contract ---------------------------------------------------------
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self.tcp.receive_datagram(data, addr, now)
-        self._pump()
-
-    def handle_timer(self, now: float) -> None:
-        self.tcp.handle_timer(now)
-        self._pump()
-
-    def get_timer(self) -> float | None:
-        return self.tcp.get_timer()
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        self._pump()
-        return self.tcp.datagrams_to_send(now)
-
-    def next_event(self) -> Event | None:
-        return self._events.pop(0) if self._events else None
+    def _lower(self) -> Endpoint:
+        return self.tcp

@@ -29,9 +29,10 @@ what crosses the link depends on ``DualConfig`` (the server side must have the s
 
 from dataclasses import dataclass
 
+from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
+from wwanlab.core.layer import Layer
 from wwanlab.pep.dual import messages as m
-from wwanlab.pep.dual.channel_end import ChannelEnd
 from wwanlab.pep.dual.coding import CodingError, apply_delta, chk, inflate
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.events import BodyRejected, MessageRefused
@@ -48,7 +49,7 @@ class _Sent:
     retry: bool  # already a refetch after a rejected body
 
 
-class ClientProxy(ChannelEnd):
+class ClientProxy(Layer):
     """The client side; a contract endpoint wherever its channel is bound."""
 
     def __init__(
@@ -139,6 +140,9 @@ class ClientProxy(ChannelEnd):
         )
 
     # --- the channel's side -----------------------------------------------------------
+
+    def _lower(self) -> Endpoint:
+        return self.channel
 
     def _pump(self, now: float) -> None:
         while (event := self.channel.next_event()) is not None:

@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit
 
+from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
+from wwanlab.core.layer import Layer
 from wwanlab.pep.dual import messages as m
-from wwanlab.pep.dual.channel_end import ChannelEnd
 from wwanlab.pep.dual.coding import chk, deflate, make_delta
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.events import MessageRefused
@@ -99,7 +100,7 @@ def is_html(content_type: str) -> bool:
         return False
 
 
-class ServerProxy(ChannelEnd):
+class ServerProxy(Layer):
     """The server side; a contract endpoint wherever its channel is bound."""
 
     def __init__(
@@ -119,6 +120,9 @@ class ServerProxy(ChannelEnd):
         self._events: list[Event] = []
 
     # --- the channel side -------------------------------------------------------------
+
+    def _lower(self) -> Endpoint:
+        return self.channel
 
     def _pump(self, now: float) -> None:
         while True:
