@@ -79,7 +79,7 @@ CASES = [
     # octets; ns-3's point-to-point device has no start and stop bits, so both run at
     # 7680 bit/s with ns-3's 2-octet PPP header. No propagation delay, MTU 1500 and an
     # unbounded queue, as the serial-9k6 preset (link/presets.py: the paper gives no
-    # buffer size): 100 packets hold more than the 45 a 64 KB window puts in flight.
+    # buffer size): 100 packets hold more than the 44 segments of a 64 KB window.
     Case("200 KB, 9.6 kbit/s serial, 1% loss", 200_000, 7680, 0.0, 0.01, 100),
 ]
 
