@@ -207,7 +207,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint32_t initialCwnd = 3;
     uint32_t rcvBuf = 65535;
-    uint32_t sndBuf = 1 << 20;
+    uint32_t sndBuf = 65535; // more than rcvbuf crashes ns-3 3.37 (docs/performance.md)
     std::string pcap;
     CommandLine cmd;
     cmd.AddValue("size", "octets to send", g_size);
@@ -263,6 +263,7 @@ main(int argc, char* argv[])
 
     InternetStackHelper stack;
     stack.Install(nodes);
+    // the sender's RTT estimator reports its samples to KarnBackoff
     nodes.Get(0)->GetObject<TcpL4Protocol>()->SetAttribute(
         "RttEstimatorType",
         TypeIdValue(SampledRtt::GetTypeId()));
