@@ -1,6 +1,6 @@
 """The simulator against ns-3 on the same TCP bulk transfer, side by side in one run.
 
-Plain script:  python benchmarks/bench_vs_ns3.py [--repeats 5] [--json] [--write]
+Plain script:  python benchmarks/bench_vs_ns3.py [--repeats 5] [--json] [--write] [--pcap DIR]
 
 Set-up: the ns-3 side is ``benchmarks/ns3/bulk.cc``, compiled here with g++ and
 pkg-config against Debian's ``libns3-dev`` (installed with apt-get when missing; this
@@ -11,9 +11,15 @@ table gives medians. Wall and CPU time cover building the topology and running i
 Python's start is left out of ours). Events are kernel callbacks (ns-3's
 ``Simulator::GetEventCount``); link packets are packets offered to either direction of
 the link (ns-3's ``MacTx`` trace). The goodput check makes sure the two moved the data
-at about the same pace, so that the times compare the same work.
+at about the same pace, so that the times compare the same work; each case prints it.
 
-``--write`` replaces the "## Simulator against ns-3" section of docs/performance.md.
+Both senders run one algorithm: NewReno with SACK loss recovery as RFC 5681, 6675 and
+6298 give it. ``tcp_config`` sets ours to ns-3's choices where the RFCs leave one open;
+``bulk.cc`` puts ns-3 back where it departs from them (see its header and
+docs/performance.md).
+
+``--write`` replaces the "## Simulator against ns-3" section of docs/performance.md;
+``--pcap DIR`` also writes both sides' captures of seed 1 of each case there.
 """
 
 import argparse
@@ -71,17 +77,28 @@ CASES = [
     Case("50 MB, 10 Mbit/s, 50 ms, 1% loss", 50_000_000, 10e6, 0.05, 0.01, 100),
     # paper 000's 9.6 kbit/s asynchronous line carries 960 octets/s, 7680 bit/s of
     # octets; ns-3's point-to-point device has no start and stop bits, so both run at
-    # 7680 bit/s with ns-3's 2-octet PPP header. No propagation delay (serial-9k6).
+    # 7680 bit/s with ns-3's 2-octet PPP header. No propagation delay, MTU 1500 and an
+    # unbounded queue, as the serial-9k6 preset (link/presets.py: the paper gives no
+    # buffer size): 100 packets hold more than the 44 segments of a 64 KB window.
     Case("200 KB, 9.6 kbit/s serial, 1% loss", 200_000, 7680, 0.0, 0.01, 100),
 ]
 
 
 def tcp_config() -> TcpConfig:
     """NewReno congestion control, SACK recovery (RFC 6675), IW 3 (RFC 5681 for MSS
-    1460, set in ns-3 too), delayed ACK 200 ms, Nagle on; congestion avoidance grows
-    cwnd by MSS*MSS/cwnd per ACK, as ns-3's TcpNewReno does (no RFC 3465 byte counting)."""
+    1460, set in ns-3 too), delayed ACK 200 ms, Nagle on. Where the RFCs leave a choice,
+    ns-3's: congestion avoidance grows cwnd by MSS*MSS/cwnd per ACK (no RFC 3465 byte
+    counting), the receiver ACKs the first data segment at once (ns-3 "always respond to
+    first data packet"), and every ACK that covers a never-retransmitted segment is an RTT
+    sample (RFC 6298 3 allows it; ns-3's EstimateRtt takes one per ACK)."""
     return TcpConfig.for_variant(
-        "sack", mss=MSS, rto_min=MIN_RTO, receive_buffer=RECEIVE_BUFFER, byte_counting=False
+        "sack",
+        mss=MSS,
+        rto_min=MIN_RTO,
+        receive_buffer=RECEIVE_BUFFER,
+        byte_counting=False,
+        quick_acks=1,
+        rtt_every_ack=True,
     )
 
 
@@ -115,13 +132,15 @@ def build() -> Path:
     return BINARY
 
 
-def run_ours(case: Case, seed: int) -> dict[str, Any]:
+def run_ours(case: Case, seed: int, pcap: Path | None = None) -> dict[str, Any]:
     wall, cpu = time.perf_counter(), time.process_time()
-    result = bulk_transfer(case.size, case.link(), tcp_config(), seed)
+    result = bulk_transfer(case.size, case.link(), tcp_config(), seed, pcap=pcap)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return {
         "complete": result.complete,
         "seconds": result.seconds,
+        "recoveries": result.sender.fast_retransmits,
+        "timeouts": result.sender.timeouts,
         "link_packets": result.link_packets,
         "events": result.events,
         "wall_s": wall,
@@ -129,7 +148,7 @@ def run_ours(case: Case, seed: int) -> dict[str, Any]:
     }
 
 
-def run_ns3(binary: Path, case: Case, seed: int) -> dict[str, Any]:
+def run_ns3(binary: Path, case: Case, seed: int, pcap: Path | None = None) -> dict[str, Any]:
     args = {
         "size": case.size,
         "rate": f"{case.bps:.0f}bps",
@@ -143,6 +162,8 @@ def run_ns3(binary: Path, case: Case, seed: int) -> dict[str, Any]:
         "rcvbuf": RECEIVE_BUFFER,
         "sndbuf": NS3_SEND_BUFFER,
     }
+    if pcap is not None:
+        args["pcap"] = pcap
     command = [str(binary), *(f"--{k}={v}" for k, v in args.items())]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
@@ -162,6 +183,8 @@ def summarize(runs: list[dict[str, Any]], size: int) -> dict[str, Any]:
         "cpu_s": cpu,
         "events": med("events"),
         "link_packets": med("link_packets"),
+        "recoveries": med("recoveries"),
+        "timeouts": med("timeouts"),
         "events_per_cpu_s": statistics.median(r["events"] / r["cpu_s"] for r in runs),
         "packets_per_cpu_s": statistics.median(r["link_packets"] / r["cpu_s"] for r in runs),
         "us_per_packet": cpu / med("link_packets") * 1e6,
@@ -184,6 +207,13 @@ def compare(case: Case, binary: Path, repeats: int) -> dict[str, Any]:
         )
     a, b = summarize(ours, case.size), summarize(ns3, case.size)
     gap = a["goodput_bps"] / b["goodput_bps"] - 1
+    same = a["complete"] and b["complete"] and abs(gap) <= GOODPUT_TOLERANCE
+    print(
+        f"{case.name}: same work: {'yes' if same else 'no'} (goodput ours/ns-3 - 1 = "
+        f"{gap:+.1%}, tolerance ±{GOODPUT_TOLERANCE:.0%})",
+        file=sys.stderr,
+        flush=True,
+    )
     return {
         "case": case.name,
         "ours": a,
@@ -191,8 +221,15 @@ def compare(case: Case, binary: Path, repeats: int) -> dict[str, Any]:
         "wall_ratio": a["wall_s"] / b["wall_s"],
         "cpu_ratio": a["cpu_s"] / b["cpu_s"],
         "goodput_gap": gap,
-        "same_work": a["complete"] and b["complete"] and abs(gap) <= GOODPUT_TOLERANCE,
+        "same_work": same,
     }
+
+
+def capture(case: Case, index: int, binary: Path, directory: Path) -> None:
+    """Seed 1 of ``case`` once more on each side, with pcaps (outside the timings)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    run_ours(case, 1, directory / f"wwanlab-case{index}.pcap")
+    run_ns3(binary, case, 1, directory / f"ns3-case{index}")
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -204,8 +241,8 @@ def markdown(result: dict[str, Any]) -> str:
         "per second of CPU time.",
         "",
         "| case | side | wall s | CPU s | events | link packets | events/s | "
-        "packets/s | µs/packet | goodput kbit/s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "packets/s | µs/packet | goodput kbit/s | recoveries | RTOs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in result["cases"]:
         for side, label in (("ours", "wwanlab"), ("ns3", "ns-3")):
@@ -214,7 +251,8 @@ def markdown(result: dict[str, Any]) -> str:
                 f"| {c['case']} | {label} | {s['wall_s']:.3f} | {s['cpu_s']:.3f} | "
                 f"{s['events']:,.0f} | {s['link_packets']:,.0f} | "
                 f"{s['events_per_cpu_s']:,.0f} | {s['packets_per_cpu_s']:,.0f} | "
-                f"{s['us_per_packet']:.1f} | {s['goodput_bps'] / 1000:,.1f} |"
+                f"{s['us_per_packet']:.1f} | {s['goodput_bps'] / 1000:,.1f} | "
+                f"{s['recoveries']:,.0f} | {s['timeouts']:,.0f} |"
             )
     lines += ["", "| case | wall ours/ns-3 | CPU ours/ns-3 | goodput ours/ns-3 - 1 | same work |"]
     lines.append("|---|---:|---:|---:|---|")
@@ -257,7 +295,10 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
     parser.add_argument("--case", type=int, action="append", help="only these cases (0..)")
+    parser.add_argument("--pcap", type=Path, help="write both sides' pcaps of seed 1 here")
     args = parser.parse_args()
+    if args.repeats < 1 or any(not 0 <= i < len(CASES) for i in args.case or []):
+        parser.error(f"--repeats must be positive and --case within 0..{len(CASES) - 1}")
     binary = build()
     chosen = [CASES[i] for i in args.case] if args.case else CASES
     result = {
@@ -268,6 +309,9 @@ def main() -> None:
         "repeats": args.repeats,
         "cases": [compare(case, binary, args.repeats) for case in chosen],
     }
+    if args.pcap is not None:
+        for case in chosen:
+            capture(case, CASES.index(case), binary, args.pcap)
     if args.json:
         print(json.dumps(result))
     else:
