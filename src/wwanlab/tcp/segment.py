@@ -9,7 +9,6 @@ and the folded ones'-complement sum of a non-zero total is its remainder by 0xFF
 
 import socket
 import struct
-from dataclasses import dataclass
 from typing import Final
 
 from wwanlab.tcp.errors import MalformedSegment
@@ -42,21 +41,38 @@ _HEADER = struct.Struct("!HHIIBBHHH")
 _WORD = struct.Struct("!H")
 
 
-@dataclass(slots=True)
 class Segment:
-    """A decoded segment; sequence numbers are the 32-bit wire values."""
+    """A decoded segment; sequence numbers are the 32-bit wire values.
 
-    src_port: int
-    dst_port: int
-    seq: int
-    ack: int
-    flags: int
-    window: int
-    payload: bytes
-    mss: int | None = None
-    wscale: int | None = None
-    sack_permitted: bool = False
-    sack_blocks: tuple[tuple[int, int], ...] = ()
+    A plain class, not a dataclass: mypyc compiles this ``__init__``, where a
+    dataclass's is written at import time and runs interpreted, once per segment."""
+
+    __slots__ = (
+        "ack", "dst_port", "flags", "mss", "payload", "sack_blocks", "sack_permitted", "seq",
+        "src_port", "window", "wscale",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        src_port: int,
+        dst_port: int,
+        seq: int,
+        ack: int,
+        flags: int,
+        window: int,
+        payload: bytes,
+    ) -> None:
+        self.src_port = src_port
+        self.dst_port = dst_port
+        self.seq = seq
+        self.ack = ack
+        self.flags = flags
+        self.window = window
+        self.payload = payload
+        self.mss: int | None = None
+        self.wscale: int | None = None
+        self.sack_permitted = False
+        self.sack_blocks: tuple[tuple[int, int], ...] = ()
 
 
 def _words(data: bytes) -> int:
