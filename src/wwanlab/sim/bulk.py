@@ -11,6 +11,7 @@ ns-3, and ``tests/sim/test_golden_results.py`` pins a small one's bytes.
 
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -72,16 +73,18 @@ class BulkResult:
         return self.size * 8 / self.seconds if self.complete else math.nan
 
 
-def payload(size: int, seed: int) -> bytes:
-    """``random.Random(seed).randbytes(size)``, drawn ``PAYLOAD_PIECE`` octets at a time.
+def payload(size: int, seed: int) -> Iterator[bytes]:
+    """The octets of ``random.Random(seed).randbytes(size)``, in pieces of
+    ``PAYLOAD_PIECE``.
 
     ``randbytes`` lays out 32-bit draws in order, each little-endian, so pieces of a
-    multiple of 4 octets join into the same octets; drawn whole, Python first builds
-    and converts one integer of the whole size, which costs more.
+    multiple of 4 octets join into the same octets. Drawn whole, Python first builds and
+    converts one integer of the whole size, which costs more; handed to the sender piece
+    by piece, the pieces are never joined (the TCP send buffer keeps them as they are).
     """
     rng = random.Random(seed)
-    pieces = [rng.randbytes(min(PAYLOAD_PIECE, size - at)) for at in range(0, size, PAYLOAD_PIECE)]
-    return b"".join(pieces)
+    for at in range(0, size, PAYLOAD_PIECE):
+        yield rng.randbytes(min(PAYLOAD_PIECE, size - at))
 
 
 def bulk_transfer(
@@ -122,7 +125,8 @@ def bulk_transfer(
     sender = TcpEndpoint(SENDER_IP, SENDER_PORT, config, net.kernel.stream("tcp", "tx"))
     binding = sender_host.bind_transport(PROTO_TCP, SENDER_PORT, sender)
     conn = sender.connect((RECEIVER_IP, RECEIVER_PORT), net.kernel.now)
-    sender.send(conn, payload(size, seed))
+    for piece in payload(size, seed):
+        sender.send(conn, piece)
     sender.close(conn)
     binding.flush()
     try:
