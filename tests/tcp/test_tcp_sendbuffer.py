@@ -39,13 +39,6 @@ def test_reads_and_drops_match_a_bytearray(steps: list[tuple[str, int, int]]) ->
         assert buffer.size == len(model)
 
 
-def test_a_large_send_is_kept_not_copied() -> None:
-    data = bytes(GATHER_BELOW)
-    buffer = SendBuffer()
-    buffer.append(data)
-    assert buffer.read(0, len(data)) is data
-
-
 def test_many_small_sends_read_back_across_their_boundaries() -> None:
     buffer = SendBuffer()
     for i in range(100):

@@ -48,9 +48,11 @@ class SendBuffer:
             length = len(piece)
             if offset < length:
                 end = offset + stop - start
-                if end <= length:
-                    return bytes(piece[offset:end])
-                return self._gather(offset, stop - start)
+                if end > length:
+                    return self._gather(offset, stop - start)
+                if isinstance(piece, bytes):  # its slice is bytes already: no second copy
+                    return piece[offset:end]
+                return bytes(piece[offset:end])
             offset -= length
         return b""
 
