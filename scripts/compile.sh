@@ -14,7 +14,8 @@ MODULES=(
     wwanlab/link/base.py wwanlab/link/queue.py wwanlab/link/rate.py wwanlab/link/delay.py
     wwanlab/link/loss.py
     wwanlab/tcp/segment.py wwanlab/tcp/ranges.py wwanlab/tcp/rto.py wwanlab/tcp/state.py
-    wwanlab/tcp/stats.py wwanlab/tcp/connection.py wwanlab/tcp/endpoint.py
+    wwanlab/tcp/stats.py wwanlab/tcp/sendbuffer.py wwanlab/tcp/connection.py
+    wwanlab/tcp/endpoint.py
     wwanlab/wap/wbxml/tokens.py wwanlab/wap/wbxml/tree.py wwanlab/wap/wbxml/xmlio.py
     wwanlab/wap/wbxml/encoder.py wwanlab/wap/wbxml/decoder.py
 )

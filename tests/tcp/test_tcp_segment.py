@@ -87,6 +87,17 @@ def test_round_trip_and_checksum_match_rfc1071(payload, seq, ack, window, blocks
     assert seg.sack_blocks == tuple(blocks)
 
 
+@given(payload=st.binary(min_size=300, max_size=5000))
+def test_long_payloads_read_in_pieces_match_rfc1071(payload: bytes) -> None:
+    # Payloads of several pieces (even and odd lengths) against the reference loop.
+    data = encode_segment(1, 2, 3, 4, ACK, 5, b"", payload, pseudo_header_sum(SRC, DST))
+    zeroed = data[:16] + b"\x00\x00" + data[18:]
+    expected = rfc1071_checksum(pseudo(SRC, DST, len(data)) + zeroed)
+    assert struct.unpack("!H", data[16:18])[0] == expected
+    assert checksum_ok(data, pseudo_header_sum(SRC, DST))
+    assert not checksum_ok(data[:-1] + bytes([data[-1] ^ 0x80]), pseudo_header_sum(SRC, DST))
+
+
 def test_checksums_that_wrap_to_zero_match_rfc1071() -> None:
     # A sum folding to 0xFFFF is the one place where one's-complement arithmetic has
     # two zeros: the checksum field must then be 0x0000, as RFC 1071's loop gives.

@@ -8,7 +8,6 @@ never from the global ``random`` module.
 """
 
 import heapq
-import itertools
 import random
 from collections.abc import Callable
 from typing import Any
@@ -67,7 +66,7 @@ class Kernel:
         self.rng = RngStreams(seed)
         self.events_run = 0
         self._heap: list[Entry] = []
-        self._seq = itertools.count()
+        self._seq = 0  # the next entry's sequence number (an int: no call per entry)
         self._stopped = False
 
     @property
@@ -92,7 +91,8 @@ class Kernel:
         assert when is not None
         if not when >= self.now:  # also rejects NaN
             raise SimulationError(f"cannot schedule at {when!r}, before now={self.now!r}")
-        entry = [when, next(self._seq), fn, args]
+        entry = [when, self._seq, fn, args]
+        self._seq += 1
         heapq.heappush(self._heap, entry)
         return Handle(entry)
 
@@ -100,7 +100,8 @@ class Kernel:
         """``schedule(fn, *args, at=when)`` without keyword parsing, for hot paths."""
         if not when >= self.now:
             raise SimulationError(f"cannot schedule at {when!r}, before now={self.now!r}")
-        entry = [when, next(self._seq), fn, args]
+        entry = [when, self._seq, fn, args]
+        self._seq += 1
         heapq.heappush(self._heap, entry)
         return Handle(entry)
 
@@ -111,7 +112,8 @@ class Kernel:
         """
         if not when >= self.now:
             raise SimulationError(f"cannot schedule at {when!r}, before now={self.now!r}")
-        heapq.heappush(self._heap, [when, next(self._seq), fn, args])
+        heapq.heappush(self._heap, [when, self._seq, fn, args])
+        self._seq += 1
 
     def peek(self) -> float | None:
         """The time of the next live entry, or None when nothing is pending."""

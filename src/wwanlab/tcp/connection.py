@@ -2,8 +2,8 @@
 
 Sequence numbers are kept unwrapped (plain growing integers from the ISN); only the
 wire carries them modulo 2**32, and incoming values are unwrapped against the nearest
-known point. The send buffer is one ``bytearray`` starting at ``_buf_seq``; sending a
-segment copies one slice, an ACK deletes from the front.
+known point. The send buffer (``SendBuffer``) starts at ``_buf_seq``; sending a segment
+copies one slice of it, an ACK drops from its front.
 
 Congestion control follows RFC 5681 (slow start, congestion avoidance, fast
 retransmit/fast recovery), RFC 6582 (NewReno partial ACKs), RFC 6675 (SACK loss
@@ -50,6 +50,7 @@ from wwanlab.tcp.events import (
 from wwanlab.tcp.ranges import ReorderQueue, Scoreboard
 from wwanlab.tcp.rto import RtoEstimator
 from wwanlab.tcp.segment import ACK, FIN, PSH, RST, SYN, Segment
+from wwanlab.tcp.sendbuffer import SendBuffer
 from wwanlab.tcp.state import RECEIVES_DATA, SYNCHRONIZED, Input, State, next_state
 from wwanlab.tcp.stats import CwndSample, Recorder, TcpStats
 
@@ -136,7 +137,7 @@ class TcpConnection:
         self._snd_wl1 = 0
         self._snd_wl2 = 0
         self._snd_wscale = 0
-        self._buf = bytearray()
+        self._buf = SendBuffer()
         self._buf_seq = self.iss + 1
         self._fin_queued = False
         self._close_on_open = False
@@ -210,14 +211,14 @@ class TcpConnection:
         self._send_syn(now)
 
     def send(self, data: bytes) -> None:
-        self._buf += data
+        self._buf.append(data)
 
     def close(self) -> None:
         """Queue a FIN after the buffered data (RFC 9293 3.10.4).
 
         In SYN-SENT with data queued the CLOSE waits for ESTABLISHED, as RFC 9293
         3.10.4 prescribes for SYN-RECEIVED, so ``connect; send; close`` works."""
-        if self.state is State.SYN_SENT and self._buf:
+        if self.state is State.SYN_SENT and self._buf.size:
             self._close_on_open = True
             return
         self.state = next_state(self.state, Input.CLOSE)
@@ -645,7 +646,7 @@ class TcpConnection:
             self.snd_una = self.iss + 1
         drop = min(ack, self._data_end) - self._buf_seq
         if drop > 0:
-            del self._buf[:drop]
+            self._buf.drop(drop)
             self._buf_seq += drop
         acked = ack - self.snd_una
         self.snd_una = ack
@@ -895,7 +896,7 @@ class TcpConnection:
 
     @property
     def _data_end(self) -> int:
-        return self._buf_seq + len(self._buf)
+        return self._buf_seq + self._buf.size
 
     @property
     def _send_end(self) -> int:
@@ -993,7 +994,7 @@ class TcpConnection:
         """Send sequence range [start, end) of data and FIN; count and time it."""
         data_end = self._data_end
         stop = min(end, data_end)
-        payload = bytes(self._buf[start - self._buf_seq : stop - self._buf_seq])
+        payload = self._buf.read(start - self._buf_seq, stop - self._buf_seq)
         flags = ACK
         if stop == data_end and payload:
             flags |= PSH
