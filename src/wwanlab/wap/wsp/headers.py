@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import UTC
 
+from wwanlab.core.memo import small_input_cache
 from wwanlab.wap.wsp.assigned import (
     CHARSET_NAMES,
     CHARSETS,
@@ -61,6 +62,7 @@ __all__ = [
     "Header",
     "WspCodecError",
     "decode_content_type",
+    "decode_header_block",
     "decode_headers",
     "encode_content_type",
     "encode_headers",
@@ -740,6 +742,17 @@ _TEXT_FIELDS = frozenset(
 
 
 # --- decoding a block -----------------------------------------------------------------
+
+
+CACHED_BLOCK_LIMIT = 512  # octets: a header block this short is decoded once
+
+
+@small_input_cache(CACHED_BLOCK_LIMIT)
+def decode_header_block(block: bytes) -> tuple[Header, ...]:
+    """``decode_headers`` as a tuple. A phone sends the same block with every request
+    and a gateway much the same fields with every reply, so a short block is decoded
+    once (one that fails is decoded, and fails, every time)."""
+    return tuple(decode_headers(block))
 
 
 def decode_headers(block: bytes) -> list[Header]:
