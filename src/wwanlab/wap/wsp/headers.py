@@ -745,6 +745,7 @@ _TEXT_FIELDS = frozenset(
 
 
 CACHED_BLOCK_LIMIT = 512  # octets: a header block this short is decoded once
+CACHED_FIELD_LIMIT = 256  # characters: a field this short is encoded once
 
 
 @small_input_cache(CACHED_BLOCK_LIMIT)
@@ -1320,6 +1321,7 @@ def encode_headers(
     return b"".join(_encode_one(name, value, version) for name, value in split_http_lists(headers))
 
 
+@small_input_cache(CACHED_FIELD_LIMIT, entries=1024)  # clients send the same fields again
 def _encode_one(name: str, value: str, version: EncodingVersion) -> bytes:
     """The compact form when there is one and it decodes to exactly ``value`` (HTTP
     spellings the compact form cannot keep, such as extra spaces, go as text)."""
