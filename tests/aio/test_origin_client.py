@@ -132,6 +132,15 @@ def test_an_idle_connection_the_origin_closed_is_replaced_for_a_get_and_not_for_
     run([OK, CLOSE, OK, CLOSE], body)
 
 
+def test_octets_after_a_response_keep_its_connection_from_being_reused():
+    async def body(origin: ScriptedOrigin, client: OriginClient) -> None:
+        assert (await client.fetch("GET", origin.url("/1"), [])).body == b"hi"
+        assert (await client.fetch("GET", origin.url("/2"), [])).body == b"hi"
+        assert [n for n, _ in origin.received] == [1, 2]
+
+    run([OK + b"HTTP/1.1 2", OK], body)
+
+
 def test_an_origin_that_closes_a_new_connection_unanswered_is_an_error_not_a_retry():
     async def body(origin: ScriptedOrigin, client: OriginClient) -> None:
         with pytest.raises(ConnectionResetError):

@@ -98,6 +98,9 @@ class _Connection(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
+        if self._waiter is None:
+            self._fail(HttpError("origin sent octets while no request was waiting"))
+            return
         self._received = True
         try:
             responses = self.reader.feed(data)
@@ -107,7 +110,7 @@ class _Connection(asyncio.Protocol):
         responses = [r for r in responses if not 100 <= r.status < 200]  # RFC 9110 15.2
         if not responses:
             return
-        if self._waiter is None or self._waiter.done() or len(responses) > 1:
+        if self._waiter.done() or len(responses) > 1:
             self._fail(HttpError("origin sent a response nobody asked for"))
             return
         self._waiter.set_result(responses[0])
@@ -209,7 +212,7 @@ class OriginClient:
             raise
         finally:
             self._busy.discard(connection)
-        if response.keep_alive and not connection.closed:
+        if response.keep_alive and not connection.closed and connection.reader.idle:
             self._release(connection)
         else:
             connection.close()

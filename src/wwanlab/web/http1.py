@@ -215,6 +215,11 @@ class ResponseReader:
         self._chunked_size = 0
         self._heads_expected = 0
 
+    @property
+    def idle(self) -> bool:
+        """No response begun and no octet waiting: the connection may carry another."""
+        return self._head is None and not self._buffer
+
     def expect_head_response(self) -> None:
         """The next response answers a HEAD request: it has no body whatever its
         Content-Length says (RFC 9112 6.3 rule 1)."""
