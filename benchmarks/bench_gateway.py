@@ -1,6 +1,7 @@
 """Gateway throughput and latency: ours beside Kannel 1.4.5, same load, same run.
 
     python benchmarks/bench_gateway.py [--repeats 3] [--rss-transactions 100000] [--json]
+        [--cases "loadgen CL x8,loadgen CO x8"]
 
 Everything on loopback: the in-memory origin (its own process), our gateway
 (``wwanlab gateway``, its own process, uvloop) and Kannel's bearerbox + wapbox as
@@ -230,7 +231,14 @@ def main() -> int:
     parser.add_argument("--rss-transactions", type=int, default=100_000)
     parser.add_argument("--rss-only", action="store_true", help="skip the comparison")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--cases", help="comma-separated case names to run (default: all); e.g. 'loadgen CL x8'"
+    )
     args = parser.parse_args()
+    known = list(cases("", None, None, "", 0))
+    chosen = known if args.cases is None else [c.strip() for c in args.cases.split(",")]
+    if unknown := [c for c in chosen if c not in known]:
+        parser.error(f"unknown case {unknown[0]!r}; the cases are: {', '.join(known)}")
 
     report: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -242,7 +250,8 @@ def main() -> int:
     with origin_process() as origin_port:
         url = f"http://127.0.0.1:{origin_port}/deck.wml"
         with our_gateway() as (pid, port):
-            ours = cases("127.0.0.1", port, port + 1, url, args.transactions)
+            every = cases("127.0.0.1", port, port + 1, url, args.transactions)
+            ours = {name: every[name] for name in chosen}
             for name, run in ({} if args.rss_only else ours).items():
                 rows = [measured(run, [pid]) for _ in range(args.repeats)]
                 report["results"][f"ours | {name}"] = median_row(rows)
@@ -253,7 +262,8 @@ def main() -> int:
             print(json.dumps(report, indent=2))
             return 0
         with KannelGateway(log_level=2) as kannel:
-            theirs = cases(kannel.wdp_host, None, None, url, args.transactions)
+            every = cases(kannel.wdp_host, None, None, url, args.transactions)
+            theirs = {name: every[name] for name in chosen}
             pids = list(kannel.pids().values())
             for name, run in theirs.items():
                 rows = [measured(run, pids) for _ in range(args.repeats)]

@@ -5,7 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wwanlab.web.http1 import (
+    MAX_CHUNK_LINE,
     MAX_HEAD,
+    BodyTooLarge,
     HttpError,
     RequestReader,
     ResponseReader,
@@ -82,6 +84,52 @@ def test_truncated_body_at_eof_is_an_error() -> None:
     reader.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
     with pytest.raises(HttpError):
         reader.eof()
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffff\r\n",
+        b"HTTP/1.0 200 OK\r\n\r\n" + b"x" * (10 + MAX_CHUNK_LINE + 1),
+    ],
+)
+def test_a_body_over_max_body_raises_as_soon_as_it_is_known(wire: bytes) -> None:
+    reader = ResponseReader(max_body=10)
+    with pytest.raises(BodyTooLarge):
+        for i in range(len(wire)):
+            reader.feed(wire[i : i + 1])
+
+
+def test_max_body_admits_its_limit_and_bounds_a_close_delimited_body_at_eof() -> None:
+    reader = ResponseReader(max_body=5)
+    wire = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+    assert [r.body for r in reader.feed(wire)] == [b"hello"]
+    reader.feed(b"HTTP/1.0 200 OK\r\n\r\nhello!")
+    with pytest.raises(BodyTooLarge):
+        reader.eof()
+
+
+def test_a_head_response_has_no_body_and_the_next_one_has() -> None:
+    reader = ResponseReader()
+    reader.expect_head_response()
+    wire = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+    assert [r.body for r in reader.feed(wire + wire + b"hello")] == [b"", b"hello"]
+
+
+@pytest.mark.parametrize(
+    ("head", "keep_alive"),
+    [
+        (b"HTTP/1.1 200 OK\r\n", True),
+        (b"HTTP/1.1 200 OK\r\nConnection: Close\r\n", False),
+        (b"HTTP/1.0 200 OK\r\n", False),
+        (b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n", True),
+    ],
+)
+def test_response_keep_alive_follows_version_and_connection(head: bytes, keep_alive: bool) -> None:
+    (response,) = ResponseReader().feed(head + b"Content-Length: 0\r\n\r\n")
+    assert response.keep_alive is keep_alive
 
 
 @pytest.mark.parametrize(

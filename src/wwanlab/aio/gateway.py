@@ -5,15 +5,14 @@
 WTP) on port 9201, the latter with the gateway's ``GatewayLimits`` and, on request,
 wrapped in ``FakewapTolerance``. Each ``MethodInvoke`` they report is translated to
 HTTP (``wap.gateway.translate``), queued per client host in a ``FairQueue`` and fetched
-with aiohttp when one of ``max_fetches`` slots is free; the response goes back through
-``respond`` and the driver's ``pump``.
+over keep-alive connections (``OriginClient``) when one of ``max_fetches`` slots is
+free; the response goes back through ``respond`` and the driver's ``pump``.
 
-Origins are checked against the ``OriginPolicy`` twice: an IP literal in the URL before
-anything is sent, and every address a host name resolves to inside the resolver
-aiohttp connects with (``PolicyResolver``), so a name that points at 127.0.0.1 is
-refused as surely as the literal. Redirects are not followed: the phone gets the 3xx
-and its next request passes the same checks. A refused origin is answered with WSP
-status 403.
+Origins are checked against the ``OriginPolicy`` by the client: an IP literal in the
+URL before anything is sent, and every address a host name resolves to, so a name that
+points at 127.0.0.1 is refused as surely as the literal. Redirects are not followed:
+the phone gets the 3xx and its next request passes the same checks. A refused origin is
+answered with WSP status 403.
 
 Logs are one line per event in ``key=value`` form on the ``wwanlab.gateway`` logger;
 dropped connectionless datagrams are logged at most ``DROP_LOG_PER_SECOND`` times a
@@ -25,19 +24,12 @@ Kannel's access log has; a refused origin is logged at info with the reason. Wit
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import random
-import socket
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
-
-import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.resolver import DefaultResolver
-from yarl import URL
 
 from wwanlab import __version__
 from wwanlab.core.address import Address
@@ -69,7 +61,9 @@ from wwanlab.wap.wsp.pdu import Reply
 from wwanlab.wap.wsp.session import WspServer
 from wwanlab.wap.wsp.status import wsp_to_http
 from wwanlab.wap.wtp.timers import WtpConfig
+from wwanlab.web.http1 import BodyTooLarge, HttpError
 
+from .origin_client import OriginClient, OriginRefused, OriginUnreachable
 from .status import StatusServer
 from .udp import UdpDriver
 
@@ -92,10 +86,6 @@ def logfmt(event: str, **fields: object) -> str:
     return " ".join(parts)
 
 
-class OriginRefused(OSError):
-    """The origin's address is one the policy forbids."""
-
-
 class BindError(OSError):
     """A socket of the gateway could not be bound; says which one and why."""
 
@@ -109,26 +99,6 @@ class BindError(OSError):
 
     def __str__(self) -> str:
         return str(self.strerror)
-
-
-class PolicyResolver(AbstractResolver):
-    """Resolves with aiohttp's default resolver, then keeps only permitted addresses."""
-
-    def __init__(self, policy: OriginPolicy) -> None:
-        self.policy = policy
-        self._inner = DefaultResolver()
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        results = await self._inner.resolve(host, port, family)
-        allowed = [r for r in results if self.policy.permits(r["host"])]
-        if not allowed:
-            raise OriginRefused(f"origin {host} resolves only to refused addresses")
-        return allowed
-
-    async def close(self) -> None:
-        await self._inner.close()
 
 
 @dataclass(frozen=True)
@@ -172,7 +142,7 @@ class Gateway:
         self._jobs: dict[tuple[str, int], _Job] = {}
         self._running = 0
         self._drivers: dict[str, UdpDriver] = {}
-        self._http: aiohttp.ClientSession | None = None
+        self._http = OriginClient(config.policy, config.limits.max_message_size)
         self._drop_window = 0.0
         self._drop_logged = 0
         self._drop_suppressed = 0
@@ -184,14 +154,6 @@ class Gateway:
     @classmethod
     async def start(cls, config: GatewayConfig) -> "Gateway":
         gateway = cls(config)
-        connector = aiohttp.TCPConnector(
-            resolver=PolicyResolver(config.policy), limit=config.max_fetches
-        )
-        gateway._http = aiohttp.ClientSession(
-            connector=connector,
-            timeout=aiohttp.ClientTimeout(total=config.fetch_timeout),
-            auto_decompress=True,
-        )
         co: Endpoint = gateway.quirks or gateway.co
         try:
             for kind, what, endpoint, handler, port in (
@@ -247,9 +209,7 @@ class Gateway:
         for driver in self._drivers.values():
             driver.close()
         self._drivers.clear()
-        if self._http is not None:
-            await self._http.close()
-            self._http = None
+        await self._http.close()
         if self._status is not None:
             await self._status.close()
             self._status = None
@@ -396,55 +356,29 @@ class Gateway:
 
     async def _fetch(self, job: _Job) -> Reply:
         """The origin's answer as a Reply; every failure becomes an HTTP error status."""
-        assert self._http is not None
         request = job.request
         try:
-            url = URL(request.url, encoded=True)
-            host = url.host
-            if not host:
-                return text_reply(400, "URI has no host")
-            literal = _ip_literal(host)
-            if literal is not None and not self.config.policy.permits(literal):
-                return self._forbidden(job, f"origin {host} is not allowed")
-            async with self._http.request(
-                request.method,
-                url,
-                headers=list(request.headers),
-                data=request.body or None,
-                allow_redirects=False,
-            ) as response:
-                body = await self._read_bounded(response)
-                if body is None:
-                    return text_reply(502, "origin reply too large")
-                headers = list(response.headers.items())
-                return to_reply(response.status, headers, body, request.accept)
-        except aiohttp.ClientConnectorError as exc:
-            if isinstance(exc.os_error, OriginRefused):
-                return self._forbidden(job, str(exc.os_error))
-            return text_reply(502, f"cannot connect to origin: {exc.os_error}")
+            async with asyncio.timeout(self.config.fetch_timeout):
+                response = await self._http.fetch(
+                    request.method, request.url, request.headers, request.body
+                )
+        except OriginRefused as exc:
+            return self._forbidden(job, str(exc))
+        except OriginUnreachable as exc:
+            return text_reply(502, str(exc))
         except TimeoutError:
             return text_reply(504, "origin timed out")
-        except (aiohttp.ClientError, ValueError) as exc:
-            return text_reply(502, f"origin error: {type(exc).__name__}")
+        except BodyTooLarge:
+            return text_reply(502, "origin reply too large")
+        except (HttpError, ValueError, OSError) as exc:
+            return text_reply(502, f"origin error: {exc}")
+        return to_reply(response.status, list(response.headers), response.body, request.accept)
 
     def _forbidden(self, job: _Job, reason: str) -> Reply:
         """A 403 saying ``reason``, which the log says too (the policy is the operator's)."""
         self.stats["forbidden"] += 1
         log.info(logfmt("forbidden", client=_fmt(job.client), url=job.request.url, reason=reason))
         return text_reply(403, f"{reason} (gateway origin policy)")
-
-    async def _read_bounded(self, response: aiohttp.ClientResponse) -> bytes | None:
-        limit = self.config.limits.max_message_size
-        if response.content_length is not None and response.content_length > limit:
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := await response.content.read(65536):
-            size += len(chunk)
-            if size > limit:
-                return None
-            chunks.append(chunk)
-        return b"".join(chunks)
 
     def _log_drop(self, event: DatagramDropped) -> None:
         now = time.monotonic()
@@ -510,13 +444,6 @@ def _size_bound(reply: Reply) -> int:
     """At least the octets ``reply`` encodes to: PDU type, status, a uintvar of at most
     5 octets (WSP 8.1.2), content type, headers and data (WSP 8.2.3.3)."""
     return 7 + len(reply.content_type) + len(reply.headers) + len(reply.data)
-
-
-def _ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return None
 
 
 def _fmt(addr: Address) -> str:

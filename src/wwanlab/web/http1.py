@@ -25,6 +25,10 @@ class HttpError(WwanlabError):
         self.status = status
 
 
+class BodyTooLarge(HttpError):
+    """A response body longer than the reader's ``max_body``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     method: str
@@ -55,6 +59,14 @@ class Response:
 
     def header(self, name: str) -> str | None:
         return _header(self.headers, name)
+
+    @property
+    def keep_alive(self) -> bool:
+        """RFC 9112 9.3: the connection persists after this response, as for a request."""
+        connection = (self.header("connection") or "").lower()
+        if self.version == "HTTP/1.1":
+            return "close" not in connection
+        return "keep-alive" in connection
 
 
 def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
@@ -189,18 +201,39 @@ class RequestReader:
 
 
 class ResponseReader:
-    """Feeds bytes, yields complete ``Response``s; call ``eof()`` when the peer closes."""
+    """Feeds bytes, yields complete ``Response``s; call ``eof()`` when the peer closes.
 
-    def __init__(self) -> None:
+    With ``max_body`` set, a body that would exceed it (by its Content-Length, its chunks
+    or the octets before the close) raises ``BodyTooLarge`` as soon as that is known.
+    """
+
+    def __init__(self, max_body: int | None = None) -> None:
+        self.max_body = max_body
         self._buffer = bytearray()
         self._head: tuple[str, int, str, tuple[tuple[str, str], ...]] | None = None
         self._chunks: list[bytes] = []
+        self._chunked_size = 0
+        self._heads_expected = 0
+
+    @property
+    def idle(self) -> bool:
+        """No response begun and no octet waiting: the connection may carry another."""
+        return self._head is None and not self._buffer
+
+    def expect_head_response(self) -> None:
+        """The next response answers a HEAD request: it has no body whatever its
+        Content-Length says (RFC 9112 6.3 rule 1)."""
+        self._heads_expected += 1
 
     def feed(self, data: bytes) -> list[Response]:
         self._buffer += data
         out = []
         while (response := self._step()) is not None:
             out.append(response)
+        if self.max_body is not None and self._head is not None:
+            waiting = len(self._buffer) + self._chunked_size
+            if waiting > self.max_body + MAX_CHUNK_LINE:  # body octets plus framing
+                raise BodyTooLarge(f"response body over {self.max_body} octets")
         return out
 
     def eof(self) -> Response | None:
@@ -212,6 +245,8 @@ class ResponseReader:
         version, status, reason, headers = self._head
         if _header(headers, "content-length") is not None or self._is_chunked(headers):
             raise HttpError("connection closed before the response body ended")
+        if self.max_body is not None and len(self._buffer) > self.max_body:
+            raise BodyTooLarge(f"response body over {self.max_body} octets")
         body = bytes(self._buffer)
         self._buffer.clear()
         self._head = None
@@ -233,7 +268,11 @@ class ResponseReader:
                 raise HttpError(f"bad status line {start[:60]!r}")
             self._head = (version, int(code), reason, headers)
         version, status, reason, headers = self._head
-        if self._is_chunked(headers):
+        body: bytes | None
+        if self._heads_expected and status >= 200:
+            self._heads_expected -= 1
+            body = b""
+        elif self._is_chunked(headers):
             body = self._dechunk()
             if body is None:
                 return None
@@ -248,6 +287,8 @@ class ResponseReader:
                 if not length_text.isdigit() or len(length_text) > 15:
                     raise HttpError(f"bad Content-Length {length_text[:20]!r}")
                 length = int(length_text)
+                if self.max_body is not None and length > self.max_body:
+                    raise BodyTooLarge(f"response body of {length} octets over {self.max_body}")
                 if len(self._buffer) < length:
                     return None
                 body = bytes(self._buffer[:length])
@@ -276,12 +317,16 @@ class ResponseReader:
                 del buffer[: trailer_end + 4]
                 body = b"".join(self._chunks)
                 self._chunks.clear()
+                self._chunked_size = 0
                 return body
+            if self.max_body is not None and self._chunked_size + size > self.max_body:
+                raise BodyTooLarge(f"chunked response body over {self.max_body} octets")
             if len(buffer) < end + 2 + size + 2:
                 return None
             if buffer[end + 2 + size : end + 4 + size] != CRLF:
                 raise HttpError("chunk not followed by CRLF")
             self._chunks.append(bytes(buffer[end + 2 : end + 2 + size]))
+            self._chunked_size += size
             del buffer[: end + 4 + size]
 
 

@@ -20,6 +20,7 @@ import contextlib
 import functools
 from dataclasses import dataclass
 
+from wwanlab.core.memo import small_input_cache
 from wwanlab.soap.binary import SOAP_WBXML, from_wbxml, to_wbxml
 from wwanlab.soap.envelope import XML_CONTENT_TYPE, SoapError
 from wwanlab.wap.wbxml.content_types import BINARY_TYPES, compile_content
@@ -70,6 +71,9 @@ _RESPONSE_DROPPED = frozenset(
 )
 
 
+CACHED_CHARS = 512  # Accept lists and content types up to this long are parsed once
+
+
 class TranslateError(Exception):
     """A method the gateway cannot forward; ``status`` is the HTTP status to answer."""
 
@@ -98,8 +102,11 @@ def accepts(accept: tuple[str, ...] | list[str], media_type: str) -> bool:
 
     An empty list accepts everything. The most specific matching range decides.
     """
-    if not accept:
-        return True
+    return not accept or _accepts(tuple(accept), media_type)
+
+
+@small_input_cache(CACHED_CHARS)  # a phone sends the same Accept list every time
+def _accepts(accept: tuple[str, ...], media_type: str) -> bool:
     media = parse_media_type(media_type)
     matching = [(r.matches(media), q) for r, q in parse_media_ranges(accept) if r.matches(media)]
     best = max(matching, key=lambda m: m[0], default=None)
@@ -119,9 +126,8 @@ def to_http(invoke: MethodInvoke) -> HttpRequest:
     except UnicodeEncodeError:
         raise TranslateError("URI has octets outside ASCII") from None
     headers = [(k, v) for k, v in invoke.headers if k.lower() not in _REQUEST_DROPPED]
-    accept = [v for k, v in headers if k.lower() == "accept"]
-    named = {r.essence for r, _ in parse_media_ranges(accept)}
-    if accept and accepts(accept, WMLC) and WML not in named:
+    accept = tuple(v for k, v in headers if k.lower() == "accept")
+    if accept and _wml_to_add(accept):
         headers.append(("Accept", WML))
     body = invoke.body
     if _media_type(headers) == SOAP_WBXML:
@@ -133,6 +139,13 @@ def to_http(invoke: MethodInvoke) -> HttpRequest:
         headers = [(k, v) for k, v in headers if k.lower() != "content-type"]
         headers.append(("Content-Type", XML_CONTENT_TYPE))
     return HttpRequest(invoke.method, url, tuple(headers), body)
+
+
+@small_input_cache(CACHED_CHARS)
+def _wml_to_add(accept: tuple[str, ...]) -> bool:
+    """Whether the phone takes WMLC without naming WML, which the origin must hear."""
+    named = {r.essence for r, _ in parse_media_ranges(accept)}
+    return accepts(accept, WMLC) and WML not in named
 
 
 def _media_type(headers: list[Header]) -> str:
@@ -152,11 +165,7 @@ def to_reply(
 ) -> Reply:
     """The WSP Reply for an origin's HTTP response, compiling WML when the phone allows."""
     content_type = next((v for k, v in headers if k.lower() == "content-type"), OCTET_STREAM)
-    try:
-        media = parse_media_type(content_type)
-    except MediaTypeError:  # RFC 9110 8.3: the recipient may treat it as octets
-        media = parse_media_type(OCTET_STREAM)
-    content_type, base = str(media), media.essence
+    content_type, base = _canonical_media(content_type)
     if base in BINARY_TYPES and accepts(accept, BINARY_TYPES[base]):
         compiled = _compile(content_type, body)
         if compiled is not None:  # else not well-formed: pass the text through
@@ -173,9 +182,19 @@ def to_reply(
     return Reply(
         status=http_to_wsp(status if 100 <= status <= 599 else 502),
         content_type=_content_type(content_type),
-        headers=_encode_leniently(kept),
+        headers=_encode_leniently(tuple(kept)),
         data=body,
     )
+
+
+@small_input_cache(CACHED_CHARS)  # an origin serves the same few types
+def _canonical_media(content_type: str) -> tuple[str, str]:
+    """(canonical spelling, essence) of an origin's Content-Type."""
+    try:
+        media = parse_media_type(content_type)
+    except MediaTypeError:  # RFC 9110 8.3: the recipient may treat it as octets
+        media = parse_media_type(OCTET_STREAM)
+    return str(media), media.essence
 
 
 COMPILE_CACHE_BODY_LIMIT = 64 * 1024  # octets; a deck is small, a cache of big ones is not
@@ -198,6 +217,7 @@ def _compile_uncached(content_type: str, body: bytes) -> tuple[str, bytes] | Non
 _compile_cached = functools.lru_cache(maxsize=128)(_compile_uncached)
 
 
+@small_input_cache(CACHED_CHARS)
 def _content_type(value: str) -> bytes:
     try:
         return encode_content_type(value)
@@ -205,7 +225,8 @@ def _content_type(value: str) -> bytes:
         return encode_content_type(OCTET_STREAM)
 
 
-def _encode_leniently(headers: list[Header]) -> bytes:
+@small_input_cache(CACHED_CHARS)  # the same fields again, but for the Date each second
+def _encode_leniently(headers: tuple[Header, ...]) -> bytes:
     """Encode the whole list at once; on failure, field by field, leaving out the bad."""
     try:
         return encode_headers(headers)

@@ -7,7 +7,7 @@ from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.events import Headers, WspEvent
 from wwanlab.wap.wsp.headers import (
     decode_content_type,
-    decode_headers,
+    decode_header_block,
     encode_content_type,
     encode_headers,
 )
@@ -75,7 +75,7 @@ def request_pdu(method: str, uri: str, headers: Headers, body: bytes) -> Get | P
 def request_fields(pdu: Get | Post) -> tuple[str, Headers, bytes]:
     """(method name, headers with Content-Type, body) of a received request."""
     method = METHOD_NAMES.get(pdu.method, f"X-{pdu.method:02X}")  # extended: by number
-    headers = tuple(decode_headers(pdu.headers))
+    headers = decode_header_block(pdu.headers)
     if isinstance(pdu, Post):
         return (
             method,
@@ -116,6 +116,6 @@ def reply_fields(pdu: Reply) -> tuple[int, Headers, bytes]:
 
     The content type is named by ``name_content_type``.
     """
-    headers = tuple(decode_headers(pdu.headers))
+    headers = decode_header_block(pdu.headers)
     ctype = name_content_type(pdu.content_type)
     return wsp_to_http(pdu.status), (("Content-Type", ctype), *headers), pdu.data

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import UTC
 
+from wwanlab.core.memo import small_input_cache
 from wwanlab.wap.wsp.assigned import (
     CHARSET_NAMES,
     CHARSETS,
@@ -61,6 +62,7 @@ __all__ = [
     "Header",
     "WspCodecError",
     "decode_content_type",
+    "decode_header_block",
     "decode_headers",
     "encode_content_type",
     "encode_headers",
@@ -742,6 +744,18 @@ _TEXT_FIELDS = frozenset(
 # --- decoding a block -----------------------------------------------------------------
 
 
+CACHED_BLOCK_LIMIT = 512  # octets: a header block this short is decoded once
+CACHED_FIELD_LIMIT = 256  # characters: a field this short is encoded once
+
+
+@small_input_cache(CACHED_BLOCK_LIMIT)
+def decode_header_block(block: bytes) -> tuple[Header, ...]:
+    """``decode_headers`` as a tuple. A phone sends the same block with every request
+    and a gateway much the same fields with every reply, so a short block is decoded
+    once (one that fails is decoded, and fails, every time)."""
+    return tuple(decode_headers(block))
+
+
 def decode_headers(block: bytes) -> list[Header]:
     """An HTTP header list from a WSP header block; raises ``WspCodecError``."""
     reader = Reader(block)
@@ -1307,6 +1321,7 @@ def encode_headers(
     return b"".join(_encode_one(name, value, version) for name, value in split_http_lists(headers))
 
 
+@small_input_cache(CACHED_FIELD_LIMIT, entries=1024)  # clients send the same fields again
 def _encode_one(name: str, value: str, version: EncodingVersion) -> bytes:
     """The compact form when there is one and it decodes to exactly ``value`` (HTTP
     spellings the compact form cannot keep, such as extra spaces, go as text)."""

@@ -78,7 +78,7 @@ from wwanlab.wap.wsp.events import (
     SessionSuspended,
     Suspended,
 )
-from wwanlab.wap.wsp.headers import decode_headers, encode_headers
+from wwanlab.wap.wsp.headers import decode_header_block, decode_headers, encode_headers
 from wwanlab.wap.wsp.pdu import (
     Connect,
     ConnectReply,
@@ -730,7 +730,7 @@ class WspServer(_OverWtp):
 
     def _connect(self, event: InvokeIndication, pdu: Connect, now: float) -> None:
         try:
-            headers = tuple(decode_headers(pdu.headers))
+            headers = decode_header_block(pdu.headers)
         except WspCodecError as error:
             self._refuse(event, error.reason, f"bad Connect headers: {error}", now)
             return
