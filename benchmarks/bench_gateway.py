@@ -3,7 +3,8 @@
     python benchmarks/bench_gateway.py [--repeats 3] [--rss-transactions 100000] [--json]
         [--cases "loadgen CL x8,loadgen CO x8"]
 
-Everything on loopback: the in-memory origin (its own process), our gateway
+Everything on loopback: the in-memory origin (its own process; ``--origin static``, the
+default, is ``peers/static_origin.py``, ``aiohttp`` the tests' ``OriginServer``), our gateway
 (``wwanlab gateway``, its own process, uvloop) and Kannel's bearerbox + wapbox as
 shipped (``KannelGateway``, default sockets). Each case runs ``--repeats`` times and the
 medians are reported:
@@ -26,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import socket
 import statistics
@@ -48,7 +50,21 @@ from wwanlab.peers.kannel import (
     run_fakewap_processes,
 )
 
-ORIGIN_CODE = """
+ORIGIN_CODE = {
+    # The default: fixed responses, keep-alive, no framework (peers/static_origin.py), so
+    # that the origin takes as little as it can of the CPU both gateways share with it.
+    "static": """
+import asyncio, uvloop
+from wwanlab.peers.static_origin import StaticOrigin
+async def main():
+    origin = StaticOrigin()
+    await origin.start()
+    print(origin.port, flush=True)
+    await asyncio.Event().wait()
+uvloop.run(main())
+""",
+    # The aiohttp origin of the tests (the measurements before 2026-11-28).
+    "aiohttp": """
 import asyncio, uvloop
 from wwanlab.peers.origin import OriginServer
 async def main():
@@ -60,7 +76,8 @@ async def main():
 class _Null(list):
     def append(self, item): pass  # a benchmark must not grow the origin's record
 uvloop.run(main())
-"""
+""",
+}
 
 
 def free_udp_pair(host: str = "127.0.0.1") -> int:
@@ -81,11 +98,13 @@ def free_udp_pair(host: str = "127.0.0.1") -> int:
 
 
 @contextmanager
-def origin_process() -> Iterator[int]:
-    proc = subprocess.Popen([sys.executable, "-c", ORIGIN_CODE], stdout=subprocess.PIPE, text=True)
+def origin_process(kind: str) -> Iterator[tuple[int, int]]:
+    """(pid, port) of the origin of ``ORIGIN_CODE[kind]`` in a process of its own."""
+    code = ORIGIN_CODE[kind]
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
-        yield int(proc.stdout.readline())
+        yield proc.pid, int(proc.stdout.readline())
     finally:
         proc.terminate()
         proc.wait(10)
@@ -131,14 +150,29 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-def measured(run: Callable[[], dict[str, Any]], pids: list[int]) -> dict[str, Any]:
-    """Run one case; add the gateway's CPU use per wall second."""
-    cpu0, t0 = cpu_seconds(pids), time.perf_counter()
+def client_cpu_seconds() -> float:
+    """CPU of this process (the load generator) and of its ended children (fakewap)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def measured(run: Callable[[], dict[str, Any]], pids: list[int], origin: int) -> dict[str, Any]:
+    """Run one case; add the gateway's CPU use per wall second, and the CPU per
+    transaction of the gateway, of the origin and of the clients: the three share the
+    machine's cores, so what the others take bounds the gateway's rate."""
+    cpu0, origin0, client0 = cpu_seconds(pids), cpu_seconds([origin]), client_cpu_seconds()
+    t0 = time.perf_counter()
     row = run()
     wall = time.perf_counter() - t0
     used = cpu_seconds(pids) - cpu0
+    count = max(row["transactions"], 1)
     row["gateway_cpu"] = round(used / wall, 2)
-    row["cpu_ms_per_tx"] = round(1000 * used / max(row["transactions"], 1), 3)
+    row["cpu_ms_per_tx"] = round(1000 * used / count, 3)
+    row["origin_ms_per_tx"] = round(1000 * (cpu_seconds([origin]) - origin0) / count, 3)
+    row["client_ms_per_tx"] = round(1000 * (client_cpu_seconds() - client0) / count, 3)
     return row
 
 
@@ -232,6 +266,12 @@ def main() -> int:
     parser.add_argument("--rss-only", action="store_true", help="skip the comparison")
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
+        "--origin",
+        choices=sorted(ORIGIN_CODE),
+        default="static",
+        help="the HTTP origin both gateways fetch from (default: static)",
+    )
+    parser.add_argument(
         "--cases", help="comma-separated case names to run (default: all); e.g. 'loadgen CL x8'"
     )
     args = parser.parse_args()
@@ -245,15 +285,16 @@ def main() -> int:
         "machine": f"{platform.machine()} {os.cpu_count()} CPUs, {platform.platform()}",
         "load_average": os.getloadavg(),
         "python": platform.python_version(),
+        "origin": args.origin,
         "results": {},
     }
-    with origin_process() as origin_port:
+    with origin_process(args.origin) as (origin_pid, origin_port):
         url = f"http://127.0.0.1:{origin_port}/deck.wml"
         with our_gateway() as (pid, port):
             every = cases("127.0.0.1", port, port + 1, url, args.transactions)
             ours = {name: every[name] for name in chosen}
             for name, run in ({} if args.rss_only else ours).items():
-                rows = [measured(run, [pid]) for _ in range(args.repeats)]
+                rows = [measured(run, [pid], origin_pid) for _ in range(args.repeats)]
                 report["results"][f"ours | {name}"] = median_row(rows)
                 print(name, "ours", report["results"][f"ours | {name}"], file=sys.stderr)
             if args.rss_transactions:
@@ -266,7 +307,7 @@ def main() -> int:
             theirs = {name: every[name] for name in chosen}
             pids = list(kannel.pids().values())
             for name, run in theirs.items():
-                rows = [measured(run, pids) for _ in range(args.repeats)]
+                rows = [measured(run, pids, origin_pid) for _ in range(args.repeats)]
                 report["results"][f"kannel | {name}"] = median_row(rows)
                 print(name, "kannel", report["results"][f"kannel | {name}"], file=sys.stderr)
     for name in ours:
