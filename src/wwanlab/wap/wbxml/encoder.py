@@ -382,7 +382,7 @@ def _candidates(slots: Counter[str], with_words: bool, with_substrings: bool = F
     if with_words:
         words: Counter[str] = Counter()
         for s, k in slots.items():
-            for w in set(_WORD.findall(s)):
+            for w in dict.fromkeys(_WORD.findall(s)):
                 words[w] += k * s.count(w)
         out += [w for w, k in words.items() if k >= 2 and len(w) >= 2 and w not in out]
         # Whole strings that recur inside other strings (a title that starts the text,
