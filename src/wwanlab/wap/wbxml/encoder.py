@@ -159,7 +159,7 @@ class _Planner:
         self.tag_page = 0
         self.attr_page = 0
         self._value_cache: dict[tuple[str, int], tuple[int, list[str | int]]] = {}
-        self._value_strings = sorted(set(table.attr_values.values())) if table else []
+        self._value_pattern = table.value_pattern if table else None
 
     def plan(self, doc: Document) -> list[_Item]:
         for pi in doc.before:
@@ -292,17 +292,13 @@ class _Planner:
         return cached
 
     def _split_value_uncached(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
-        index = self.table.value_tokens if self.table else {}
         if not text:
             return 0, []
-        if not any(value in text for value in self._value_strings):
+        if self._value_pattern is None or self._value_pattern.search(text) is None:
             return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
-
-        options = [
-            (value, 1, token)
-            for value, page, token in (c for cs in index.values() for c in cs)
-            if page == attr_page and value in text
-        ]
+        assert self.table is not None
+        on_page = self.table.page_values.get(attr_page, [])
+        options = [(value, 1, token) for value, token in on_page if value in text]
         return _cheapest_pieces(text, self.codec, _occurrences(text, options))
 
     def _content(self, part: Part, whole: bool = False) -> None:
@@ -370,71 +366,47 @@ def _pick_page(
 # ---------------------------------------------------------------- string table
 
 
-def _candidates(slots: Counter[str], with_words: bool, with_substrings: bool = False) -> list[str]:
-    """Strings worth trying as table entries.
+@dataclass(frozen=True)
+class _Candidates:
+    """Strings worth trying as table entries, in three growing sets.
 
-    Whole strings repeated at least twice whose saving beats their table cost; with
-    ``with_words`` also every whitespace-separated word of two or more characters that
-    occurs at least twice across all strings, whole or inside longer ones (libwbxml
-    collects such words too). Pricing and pruning decide which survive.
+    ``whole``: strings repeated at least twice whose saving beats their table cost.
+    ``words``: every whitespace-separated word of two or more characters that occurs at
+    least twice across all strings, whole or inside longer ones (libwbxml collects such
+    words too). ``inner``: whole strings that recur inside other strings (a title that
+    starts the text, as Kannel's compiler finds); quadratic, so only for modest
+    documents. Pricing and pruning decide which survive.
     """
-    out = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
-    if with_words:
-        words: Counter[str] = Counter()
+
+    whole: list[str]
+    words: list[str]
+    inner: list[str]
+
+    @classmethod
+    def of(cls, slots: Counter[str], with_inner: bool) -> _Candidates:
+        whole = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
+        counts: Counter[str] = Counter()
         for s, k in slots.items():
             for w in dict.fromkeys(_WORD.findall(s)):
-                words[w] += k * s.count(w)
-        out += [w for w, k in words.items() if k >= 2 and len(w) >= 2 and w not in out]
-        # Whole strings that recur inside other strings (a title that starts the text,
-        # as Kannel's compiler finds); quadratic, so only for modest documents.
-        if with_substrings and len(slots) <= _SUBSTRING_SEARCH_LIMIT:
-            out += [
+                counts[w] += k * s.count(w)
+        taken = set(whole)
+        words = [w for w, k in counts.items() if k >= 2 and len(w) >= 2 and w not in taken]
+        taken.update(words)
+        inner: list[str] = []
+        if with_inner and len(slots) <= _SUBSTRING_SEARCH_LIMIT:
+            inner = [
                 s
                 for s in slots
                 if len(s) >= 3
-                and s not in out
+                and s not in taken
                 and sum(k * t.count(s) for t, k in slots.items()) >= 2
             ]
-    return out
-
-
-def _prune(slots: Counter[str], required: list[str], optional: list[str], codec: str) -> list[str]:
-    """Drop optional entries whose references save less than the entry costs.
-
-    An entry's saving is measured by re-splitting, without it, every string whose
-    cheapest split uses it (a string that does not use an entry costs the same without
-    it); a few rounds, since dropping one entry changes what the others save. Above
-    ``_PRUNE_WORK_LIMIT`` characters to re-split, the candidate is left as it is, so
-    large documents cost linear work.
-    """
-    keep = list(optional)
-    for _ in range(3):
-        layout = _Layout(required + keep, codec)
-        users: dict[int, list[str]] = {}  # string table offset -> texts whose split uses it
-        costs: dict[str, int] = {}
-        for text in slots:
-            costs[text], pieces = _segment(text, layout, codec)
-            for piece in set(pieces):
-                if isinstance(piece, int):
-                    users.setdefault(piece, []).append(text)
-        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
-            return keep
-        dropped = []
-        for entry in keep:
-            saving = sum(
-                slots[text] * (_segment(text, layout, codec, exclude=entry)[0] - costs[text])
-                for text in users.get(layout.offset[entry], ())
-            )
-            if saving <= len(entry.encode(codec, "xmlcharrefreplace")) + 1:
-                dropped.append(entry)
-        if not dropped:
-            break
-        keep = [e for e in keep if e not in dropped]
-    return keep
+        return cls(whole, words, inner)
 
 
 class _Layout:
-    """A string table: entries placed (suffixes shared), offsets, encoded bytes."""
+    """A string table: entries placed (suffixes shared), offsets, encoded bytes, and
+    what a reference to each entry costs (STR_T and its mb_u_int32 offset)."""
 
     def __init__(self, entries: list[str], codec: str) -> None:
         self.offset: dict[str, int] = {}
@@ -451,8 +423,109 @@ class _Layout:
                 placed.append((data, len(blob)))
                 blob += data + b"\x00"
         self.data = bytes(blob)
-        self.entries = [text for text in self.offset if text]
-        self.at = {at: text for text, at in self.offset.items()}
+        self.rank = {text: i for i, text in enumerate(t for t in self.offset if t)}
+        """Non-empty entries in placement order: the order splits try them in."""
+        self.ref_cost = {text: 1 + T.mb_u_int32_size(at) for text, at in self.offset.items()}
+
+
+_Split = tuple[int, list[str | int]]
+"""(bytes, pieces): inline strings, and references as indices into ``_Pricer.universe``."""
+
+
+class _Pricer:
+    """Exact prices of a document's strings against the string tables it tries.
+
+    Which candidate entries each string contains is found once per document, not once
+    per table; and a string's cheapest split depends only on the entries it contains,
+    in the layout's order, and on what a reference to each costs, so a split is worked
+    out once per such combination and reused by every table that offers the same.
+    """
+
+    def __init__(self, texts: Counter[str], universe: list[str], codec: str) -> None:
+        self.codec = codec
+        self.universe = universe
+        self.index = {text: i for i, text in enumerate(universe)}
+        self.inline = {t: len(t.encode(codec, "xmlcharrefreplace")) + 2 for t in texts}
+        self.within = {t: [e for e in universe if e and e in t] for t in texts}
+        self._splits: dict[tuple[object, ...], _Split] = {}
+        self._layouts: dict[tuple[str, ...], _Layout] = {}
+
+    def layout(self, entries: list[str]) -> _Layout:
+        key = tuple(entries)
+        found = self._layouts.get(key)
+        if found is None:
+            found = self._layouts[key] = _Layout(entries, self.codec)
+        return found
+
+    def split(
+        self, text: str, layout: _Layout, exclude: str | None = None, whole: bool = False
+    ) -> _Split:
+        """Cheapest STR_I/STR_T pieces for ``text`` without ``exclude``'s entry.
+
+        With ``whole`` the text is one piece: a reference to all of it, or inline."""
+        inline = self.inline[text]
+        own = layout.ref_cost.get(text) if text != exclude else None
+        if own is not None and own <= inline:
+            return own, [self.index[text]]
+        if whole:
+            return inline, [text]
+        rank = layout.rank
+        present = [e for e in self.within[text] if e in rank and e != exclude]
+        if not present:
+            return inline, [text]
+        present.sort(key=rank.__getitem__)
+        costs = [layout.ref_cost[e] for e in present]
+        key = (text, *present, *costs)
+        found = self._splits.get(key)
+        if found is None:
+            options = [
+                (e, cost, i) for i, (e, cost) in enumerate(zip(present, costs, strict=True))
+            ]
+            total, pieces = _cheapest_pieces(text, self.codec, _occurrences(text, options))
+            index = self.index
+            found = self._splits[key] = (
+                total,
+                [index[present[p]] if isinstance(p, int) else p for p in pieces],
+            )
+        return found
+
+
+def _prune(
+    slots: Counter[str], required: list[str], optional: list[str], pricer: _Pricer
+) -> list[str]:
+    """Drop optional entries whose references save less than the entry costs.
+
+    An entry's saving is measured by re-splitting, without it, every string whose
+    cheapest split uses it (a string that does not use an entry costs the same without
+    it); a few rounds, since dropping one entry changes what the others save. Above
+    ``_PRUNE_WORK_LIMIT`` characters to re-split, the candidate is left as it is, so
+    large documents cost linear work.
+    """
+    keep = list(optional)
+    for _ in range(3):
+        layout = pricer.layout(required + keep)
+        users: dict[int, list[str]] = {}  # entry -> texts whose split uses it
+        costs: dict[str, int] = {}
+        for text in slots:
+            if not pricer.within[text]:
+                continue  # no entry can touch it: it has the same cost under every table
+            costs[text], pieces = pricer.split(text, layout)
+            for piece in dict.fromkeys(p for p in pieces if isinstance(p, int)):
+                users.setdefault(piece, []).append(text)
+        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
+            return keep
+        dropped = []
+        for entry in keep:
+            saving = sum(
+                slots[text] * (pricer.split(text, layout, exclude=entry)[0] - costs[text])
+                for text in users.get(pricer.index[entry], ())
+            )
+            if saving <= len(entry.encode(pricer.codec, "xmlcharrefreplace")) + 1:
+                dropped.append(entry)
+        if not dropped:
+            break
+        keep = [e for e in keep if e not in dropped]
+    return keep
 
 
 def _size_prefix(text: str, codec: str) -> list[int]:
@@ -550,25 +623,6 @@ def _cheapest_pieces(
     return free_at(0), pieces
 
 
-def _segment(
-    text: str, layout: _Layout, codec: str, exclude: str | None = None, whole: bool = False
-) -> tuple[int, list[str | int]]:
-    """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets).
-
-    With ``whole`` the text is one piece: a reference to all of it, or inline."""
-    inline_cost = len(text.encode(codec, "xmlcharrefreplace")) + 2
-    at = layout.offset.get(text) if text != exclude else None
-    if at is not None and 1 + T.mb_u_int32_size(at) <= inline_cost:
-        return 1 + T.mb_u_int32_size(at), [at]
-    if whole:
-        return inline_cost, [text]
-    present = [e for e in layout.entries if e in text and e != exclude]
-    if not present:
-        return inline_cost, [text]
-    options = [(e, 1 + T.mb_u_int32_size(layout.offset[e]), layout.offset[e]) for e in present]
-    return _cheapest_pieces(text, codec, _occurrences(text, options))
-
-
 def _assemble(
     plan: list[_Item],
     required: list[str],
@@ -580,53 +634,56 @@ def _assemble(
     *,
     use_table: bool,
 ) -> bytes:
-    placed = {item for item in plan if isinstance(item, _Slot)}
-    slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
+    placed: Counter[_Slot] = Counter(item for item in plan if isinstance(item, _Slot))
+    slots: Counter[str] = Counter()
+    for slot, k in placed.items():
+        slots[slot.text] += k
+    large = sum(len(text) for text in slots) > _LARGE_TEXT
+    found = _Candidates.of(slots, not large) if use_table else _Candidates([], [], [])
+    ladder = [found.whole, found.whole + found.words]
+    if not large:
+        ladder.append(ladder[1] + found.inner)
+    pricer = _Pricer(slots, list(dict.fromkeys(required + ladder[-1])), codec)
     strategies: list[list[str]] = [[]]
-    if use_table and sum(len(text) for text in slots) > _LARGE_TEXT:
-        strategies.append(_candidates(slots, True))  # large: the two plainest only
-    elif use_table:
-        for optional in (
-            _candidates(slots, False),
-            _candidates(slots, True),
-            _candidates(slots, True, True),
-        ):
-            for choice in (optional, _prune(slots, required, optional, codec)):
+    if large and ladder[1]:
+        strategies.append(ladder[1])  # large: the two plainest only
+    elif ladder[-1]:
+        for optional in ladder:
+            for choice in (optional, _prune(slots, required, optional, pricer)):
                 if choice not in strategies:
                     strategies.append(choice)
+    # What every table shares: the token octets, how often each string is referenced,
+    # and the strings no candidate entry can touch (always inline).
+    fixed = sum(len(item) for item in plan if isinstance(item, bytes))
+    refs = Counter(item.text for item in plan if isinstance(item, _Ref))
+    priced = {slot: k for slot, k in placed.items() if pricer.within[slot.text]}
+    fixed += sum(k * pricer.inline[slot.text] for slot, k in placed.items() if slot not in priced)
     best: tuple[int, _Layout, dict[_Slot, list[str | int]]] | None = None
     for optional in strategies:
-        layout = _Layout(required + optional, codec)
-        splits = {slot: _segment(slot.text, layout, codec, whole=slot.whole) for slot in placed}
+        layout = pricer.layout(required + optional)
+        splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
         used = set(required)
         for _, split in splits.values():
-            used.update(layout.at[p] for p in split if isinstance(p, int))
-        if used != set(layout.offset):  # drop entries nothing references, re-place
-            layout = _Layout([s for s in required + optional if s in used], codec)
-            splits = {
-                slot: _segment(slot.text, layout, codec, whole=slot.whole) for slot in placed
-            }
-        size = _size(plan, layout, {slot: cost for slot, (cost, _) in splits.items()}, fpi)
+            used.update(pricer.universe[p] for p in split if isinstance(p, int))
+        if len(used) != len(layout.offset):  # drop entries nothing references, re-place
+            layout = pricer.layout([s for s in required + optional if s in used])
+            splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
+        # What _emit would write, less the header octets every table shares.
+        size = T.mb_u_int32_size(len(layout.data)) + len(layout.data) + fixed
+        if fpi is not None:
+            size += T.mb_u_int32_size(layout.offset[fpi])
+        size += sum(k * layout.ref_cost[text] for text, k in refs.items())
+        size += sum(k * splits[slot][0] for slot, k in priced.items())
         if best is None or size < best[0]:
             best = size, layout, {slot: split for slot, (_, split) in splits.items()}
     assert best is not None
-    return _emit(plan, best[1], best[2], fpi, number, version, mib, codec)
-
-
-def _size(plan: list[_Item], layout: _Layout, costs: dict[_Slot, int], fpi: str | None) -> int:
-    """What ``_emit`` would write, less the header octets every strategy shares: the
-    strategies are compared without encoding each (``_segment``'s costs are exact)."""
-    size = T.mb_u_int32_size(len(layout.data)) + len(layout.data)
-    if fpi is not None:
-        size += T.mb_u_int32_size(layout.offset[fpi])
-    for item in plan:
-        if isinstance(item, bytes):
-            size += len(item)
-        elif isinstance(item, _Ref):
-            size += 1 + T.mb_u_int32_size(layout.offset[item.text])
-        else:
-            size += costs[item]
-    return size
+    _, layout, chosen = best
+    offsets = [layout.offset.get(text, -1) for text in pricer.universe]
+    pieces = {
+        slot: [offsets[p] if isinstance(p, int) else p for p in split]
+        for slot, split in chosen.items()
+    }
+    return _emit(plan, layout, pieces, fpi, number, version, mib, codec)
 
 
 def _emit(
@@ -658,7 +715,7 @@ def _emit(
         else:
             chunk = cache.get(item)
             if chunk is None:
-                chunk = cache[item] = _slot_bytes(pieces[item], codec)
+                chunk = cache[item] = _slot_bytes(pieces.get(item, [item.text]), codec)
             out += chunk
     return bytes(out)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -71,6 +72,22 @@ class TokenTable:
         for choices in index.values():
             choices.sort(key=lambda c: (-len(c[0]), c[1]))
         return index
+
+    @cached_property
+    def page_values(self) -> dict[int, list[tuple[str, int]]]:
+        """Code page -> its (value string, token), in ``value_tokens``' order."""
+        index: dict[int, list[tuple[str, int]]] = {}
+        for choices in self.value_tokens.values():
+            for value, page, token in choices:
+                index.setdefault(page, []).append((value, token))
+        return index
+
+    @cached_property
+    def value_pattern(self) -> re.Pattern[str] | None:
+        """Matches where any attribute-value string occurs (one scan instead of one per
+        value), or None when the table has none."""
+        values = sorted(set(self.attr_values.values()))
+        return re.compile("|".join(map(re.escape, values))) if values else None
 
     @cached_property
     def page_namespaces(self) -> dict[int, str]:
