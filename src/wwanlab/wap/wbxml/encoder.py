@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -46,21 +45,22 @@ _PRUNE_WORK_LIMIT = 200_000  # characters re-split per pruning round, at most
 _LARGE_TEXT = 256 * 1024  # distinct text above which only two string tables are priced
 
 
-@dataclass(frozen=True)
 class _Slot:
     """A string to place: inline (STR_I) or by reference (STR_T), piecewise unless
-    ``whole`` (the table's ``whole_text_in``): then one STR_I or one STR_T."""
+    ``whole`` (the table's ``whole_text_in``): then one STR_I or one STR_T. The planner
+    makes one per distinct (text, whole), so a slot hashes by identity."""
 
-    text: str
-    whole: bool = False
+    def __init__(self, text: str, whole: bool) -> None:
+        self.text = text
+        self.whole = whole
 
 
-@dataclass(frozen=True)
 class _Ref:
     """A token followed by the string table offset of ``text`` (LITERAL*, EXT_T_n)."""
 
-    token: int
-    text: str
+    def __init__(self, token: int, text: str) -> None:
+        self.token = token
+        self.text = text
 
 
 _Item = bytes | _Slot | _Ref
@@ -156,9 +156,12 @@ class _Planner:
         self.codec = codec
         self.max_depth = max_depth
         self.items: list[_Item] = []
+        self.octets = bytearray()  # token octets not yet in ``items``
+        self._slots: dict[tuple[str, bool], _Slot] = {}
         self.tag_page = 0
         self.attr_page = 0
         self._value_cache: dict[tuple[str, int], tuple[int, list[str | int]]] = {}
+        self._value_index = table.value_tokens if table else {}
         self._value_pattern = table.value_pattern if table else None
 
     def plan(self, doc: Document) -> list[_Item]:
@@ -167,10 +170,23 @@ class _Planner:
         self._element_tree(doc.root)
         for pi in doc.after:
             self._pi(pi)
+        self._flush()
         return self.items
 
-    def _raw(self, *octets: int) -> None:
-        self.items.append(bytes(octets))
+    def _flush(self) -> None:
+        if self.octets:
+            self.items.append(bytes(self.octets))
+            self.octets.clear()
+
+    def _item(self, item: _Slot | _Ref) -> None:
+        self._flush()
+        self.items.append(item)
+
+    def _slot(self, text: str, whole: bool) -> None:
+        slot = self._slots.get((text, whole))
+        if slot is None:
+            slot = self._slots[(text, whole)] = _Slot(text, whole)
+        self._item(slot)
 
     def _element_tree(self, root: Element) -> None:
         # Stack entries: (node, preferred page from xmlns, text kept whole) or None
@@ -183,7 +199,7 @@ class _Planner:
         while stack:
             entry = stack.pop()
             if entry is None:
-                self._raw(T.END)
+                self.octets.append(T.END)
                 depth -= 1
                 continue
             node, ns_page, whole = entry
@@ -227,15 +243,15 @@ class _Planner:
         if choices:
             page, token = _pick_page(choices, ns_page, self.tag_page)
             if page != self.tag_page:
-                self._raw(T.SWITCH_PAGE, page)
+                self.octets += bytes((T.SWITCH_PAGE, page))
                 self.tag_page = page
-            self._raw(token | flags)
+            self.octets.append(token | flags)
         else:
-            self.items.append(_Ref(T.LITERAL | flags, node.tag))
+            self._item(_Ref(T.LITERAL | flags, node.tag))
         if attributes:
             for name, value in attributes:
                 self._attribute(name, value)
-            self._raw(T.END)
+            self.octets.append(T.END)
         return bool(node.children)
 
     def _attribute(self, name: str, value: list[Part]) -> None:
@@ -243,25 +259,27 @@ class _Planner:
             packed = pack_date(value[0]) if isinstance(value[0], str) else None
             if packed is not None:
                 value = [Opaque(packed)]
-        choices = self.table.attr_tokens.get(name, []) if self.table else []
+        prefixes = self.table.attr_prefixes.get(name) if self.table else None
         first = value[0] if value and isinstance(value[0], str) else ""
         best: tuple[int, int, int, str] | None = None  # (cost, page, token, prefix)
-        for prefix, page, token in choices:
-            if not first.startswith(prefix):
+        lengths, by_prefix = prefixes if prefixes is not None else ([], {})
+        for length in lengths:
+            if length > len(first):
                 continue
-            rest_cost = self._value_cost(first[len(prefix) :], page)
-            cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
-            if best is None or cost < best[0]:
-                best = (cost, page, token, prefix)
+            for prefix, page, token in by_prefix.get(first[:length], ()):
+                rest_cost = self._value_cost(first[length:], page)
+                cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
+                if best is None or cost < best[0]:
+                    best = (cost, page, token, prefix)
         if best is None:
-            self.items.append(_Ref(T.LITERAL, name))
+            self._item(_Ref(T.LITERAL, name))
             self._value(value)
             return
         _, page, token, prefix = best
         if page != self.attr_page:
-            self._raw(T.SWITCH_PAGE, page)
+            self.octets += bytes((T.SWITCH_PAGE, page))
             self.attr_page = page
-        self._raw(token)
+        self.octets.append(token)
         if value and isinstance(value[0], str):
             value = [value[0][len(prefix) :], *value[1:]]
         self._value(value)
@@ -271,7 +289,7 @@ class _Planner:
             if isinstance(part, str):
                 for piece in self._value_tokens(part):
                     if isinstance(piece, int):
-                        self._raw(piece)
+                        self.octets.append(piece)
                     else:
                         self._text(piece)
             else:
@@ -296,18 +314,22 @@ class _Planner:
             return 0, []
         if self._value_pattern is None or self._value_pattern.search(text) is None:
             return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
-        assert self.table is not None
-        on_page = self.table.page_values.get(attr_page, [])
-        options = [(value, 1, token) for value, token in on_page if value in text]
+        options = [
+            (value, 1, token)
+            for first, choices in self._value_index.items()
+            if first in text
+            for value, page, token in choices
+            if page == attr_page and value in text
+        ]
         return _cheapest_pieces(text, self.codec, _occurrences(text, options))
 
     def _content(self, part: Part, whole: bool = False) -> None:
         if isinstance(part, str):
             self._text(part, whole)
         elif isinstance(part, Entity):
-            self.items.append(bytes([T.ENTITY]) + T.encode_mb_u_int32(part.code))
+            self.octets += bytes([T.ENTITY]) + T.encode_mb_u_int32(part.code)
         elif isinstance(part, Opaque):
-            self.items.append(bytes([T.OPAQUE]) + T.encode_mb_u_int32(len(part.data)) + part.data)
+            self.octets += bytes([T.OPAQUE]) + T.encode_mb_u_int32(len(part.data)) + part.data
         else:
             self._extension(part)
 
@@ -315,19 +337,19 @@ class _Planner:
         if not 0 <= ext.code <= 2:
             raise WbxmlError(f"extension code must be 0, 1 or 2, got {ext.code}")
         if ext.form == "byte":
-            self._raw(T.EXT_0 + ext.code)
+            self.octets.append(T.EXT_0 + ext.code)
         elif ext.form == "t":
-            self.items.append(_Ref(T.EXT_T_0 + ext.code, ext.value or ""))
+            self._item(_Ref(T.EXT_T_0 + ext.code, ext.value or ""))
         else:
-            self._raw(T.EXT_I_0 + ext.code)
-            self.items.append(self._encode_str(ext.value or "") + b"\x00")
+            self.octets.append(T.EXT_I_0 + ext.code)
+            self.octets += self._encode_str(ext.value or "") + b"\x00"
 
     def _text(self, text: str, whole: bool = False) -> None:
         """Text content: characters the charset lacks become ENTITY tokens."""
         if not text:
             return
         if self.codec == "utf-8":
-            self.items.append(_Slot(text, whole))
+            self._slot(text, whole)
             return
         start = 0
         for i, char in enumerate(text):
@@ -335,11 +357,11 @@ class _Planner:
                 char.encode(self.codec)
             except UnicodeEncodeError:
                 if i > start:
-                    self.items.append(_Slot(text[start:i], whole))
+                    self._slot(text[start:i], whole)
                 self._content(Entity(ord(char)))
                 start = i + 1
         if start < len(text):
-            self.items.append(_Slot(text[start:], whole))
+            self._slot(text[start:], whole)
 
     def _encode_str(self, text: str) -> bytes:
         data = text.encode(self.codec, "xmlcharrefreplace")
@@ -348,9 +370,9 @@ class _Planner:
         return data
 
     def _pi(self, pi: ProcessingInstruction) -> None:
-        self._raw(T.PI)
+        self.octets.append(T.PI)
         self._attribute(pi.target, [pi.data] if pi.data else [])
-        self._raw(T.END)
+        self.octets.append(T.END)
 
 
 def _pick_page(
@@ -383,23 +405,23 @@ class _Candidates:
     inner: list[str]
 
     @classmethod
-    def of(cls, slots: Counter[str], with_inner: bool) -> _Candidates:
+    def of(cls, slots: dict[str, int], with_inner: bool) -> _Candidates:
         whole = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
-        counts: Counter[str] = Counter()
+        counts: dict[str, int] = {}
         for s, k in slots.items():
             for w in dict.fromkeys(_WORD.findall(s)):
-                counts[w] += k * s.count(w)
+                counts[w] = counts.get(w, 0) + k * s.count(w)
         taken = set(whole)
         words = [w for w, k in counts.items() if k >= 2 and len(w) >= 2 and w not in taken]
         taken.update(words)
         inner: list[str] = []
         if with_inner and len(slots) <= _SUBSTRING_SEARCH_LIMIT:
+            # A string of three or more characters placed twice is in ``whole``, so one
+            # left here recurs exactly when some other string holds it.
             inner = [
                 s
                 for s in slots
-                if len(s) >= 3
-                and s not in taken
-                and sum(k * t.count(s) for t, k in slots.items()) >= 2
+                if len(s) >= 3 and s not in taken and any(s in t for t in slots if t != s)
             ]
         return cls(whole, words, inner)
 
@@ -441,7 +463,7 @@ class _Pricer:
     out once per such combination and reused by every table that offers the same.
     """
 
-    def __init__(self, texts: Counter[str], universe: list[str], codec: str) -> None:
+    def __init__(self, texts: dict[str, int], universe: list[str], codec: str) -> None:
         self.codec = codec
         self.universe = universe
         self.index = {text: i for i, text in enumerate(universe)}
@@ -491,7 +513,7 @@ class _Pricer:
 
 
 def _prune(
-    slots: Counter[str], required: list[str], optional: list[str], pricer: _Pricer
+    slots: dict[str, int], required: list[str], optional: list[str], pricer: _Pricer
 ) -> list[str]:
     """Drop optional entries whose references save less than the entry costs.
 
@@ -634,10 +656,19 @@ def _assemble(
     *,
     use_table: bool,
 ) -> bytes:
-    placed: Counter[_Slot] = Counter(item for item in plan if isinstance(item, _Slot))
-    slots: Counter[str] = Counter()
+    placed: dict[_Slot, int] = {}  # slot -> how often the plan places it
+    refs: dict[str, int] = {}  # string -> how often the plan references it
+    fixed = 0  # token octets, the same under every table
+    for item in plan:
+        if isinstance(item, bytes):
+            fixed += len(item)
+        elif isinstance(item, _Slot):
+            placed[item] = placed.get(item, 0) + 1
+        else:
+            refs[item.text] = refs.get(item.text, 0) + 1
+    slots: dict[str, int] = {}
     for slot, k in placed.items():
-        slots[slot.text] += k
+        slots[slot.text] = slots.get(slot.text, 0) + k
     large = sum(len(text) for text in slots) > _LARGE_TEXT
     found = _Candidates.of(slots, not large) if use_table else _Candidates([], [], [])
     ladder = [found.whole, found.whole + found.words]
@@ -649,13 +680,12 @@ def _assemble(
         strategies.append(ladder[1])  # large: the two plainest only
     elif ladder[-1]:
         for optional in ladder:
+            if optional in strategies:
+                continue  # a rung no longer than the one below: pruned alike
             for choice in (optional, _prune(slots, required, optional, pricer)):
                 if choice not in strategies:
                     strategies.append(choice)
-    # What every table shares: the token octets, how often each string is referenced,
-    # and the strings no candidate entry can touch (always inline).
-    fixed = sum(len(item) for item in plan if isinstance(item, bytes))
-    refs = Counter(item.text for item in plan if isinstance(item, _Ref))
+    # Strings no candidate entry can touch are inline under every table.
     priced = {slot: k for slot, k in placed.items() if pricer.within[slot.text]}
     fixed += sum(k * pricer.inline[slot.text] for slot, k in placed.items() if slot not in priced)
     best: tuple[int, _Layout, dict[_Slot, list[str | int]]] | None = None

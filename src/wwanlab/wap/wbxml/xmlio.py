@@ -123,6 +123,7 @@ def parse_xml(
     parser.StartDoctypeDeclHandler = start_doctype
     parser.EntityDeclHandler = entity_decl
     parser.ordered_attributes = True
+    parser.buffer_text = True  # one call per run of text, not one per line or entity
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:

@@ -64,6 +64,22 @@ class TokenTable:
         return index
 
     @cached_property
+    def attr_prefixes(self) -> dict[str, tuple[list[int], dict[str, list[tuple[str, int, int]]]]]:
+        """Attribute name -> (its prefix lengths, longest first; prefix -> its choices).
+
+        The choices a value can start with are then found by slicing the value at each
+        length instead of trying every prefix (provisioning's ``name`` has 87); within
+        a prefix they keep ``attr_tokens``' order."""
+        index: dict[str, tuple[list[int], dict[str, list[tuple[str, int, int]]]]] = {}
+        for name, choices in self.attr_tokens.items():
+            by_prefix: dict[str, list[tuple[str, int, int]]] = {}
+            for choice in choices:
+                by_prefix.setdefault(choice[0], []).append(choice)
+            lengths = sorted({len(prefix) for prefix in by_prefix}, reverse=True)
+            index[name] = (lengths, by_prefix)
+        return index
+
+    @cached_property
     def value_tokens(self) -> dict[str, list[tuple[str, int, int]]]:
         """First character -> (value string, page, token), longest first."""
         index: dict[str, list[tuple[str, int, int]]] = {}
@@ -71,15 +87,6 @@ class TokenTable:
             index.setdefault(value[0], []).append((value, page, token))
         for choices in index.values():
             choices.sort(key=lambda c: (-len(c[0]), c[1]))
-        return index
-
-    @cached_property
-    def page_values(self) -> dict[int, list[tuple[str, int]]]:
-        """Code page -> its (value string, token), in ``value_tokens``' order."""
-        index: dict[int, list[tuple[str, int]]] = {}
-        for choices in self.value_tokens.values():
-            for value, page, token in choices:
-                index.setdefault(page, []).append((value, token))
         return index
 
     @cached_property
