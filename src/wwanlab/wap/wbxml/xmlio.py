@@ -146,6 +146,9 @@ NOT_XML_10 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 _ATTR_SPACE = {"\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
 """Whitespace a parser would turn into spaces in an attribute (XML 1.0 section 3.3.3)."""
+_PLAIN_TEXT = re.compile("[^&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*")
+_PLAIN_VALUE = re.compile('[^&<>\r"\t\n\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*')
+"""Text (attribute values) that ``_escape`` would return unchanged."""
 
 _NAME_START = (
     ":A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff"
@@ -166,6 +169,8 @@ def _escape(text: str, quote: bool = False) -> str:
     forbids become references, which only XML 1.1 parsers accept; NUL, which no XML
     can hold, raises ``WbxmlError``.
     """
+    if (_PLAIN_VALUE if quote else _PLAIN_TEXT).fullmatch(text):
+        return text
     if "\x00" in text:
         raise WbxmlError("NUL cannot be written in XML")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -238,6 +243,7 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
     work: list[tuple[Element | ProcessingInstruction | Part, int, str | None]] = [
         (doc.root, 0, None)
     ]
+    names: set[str] = set()  # element and attribute names already checked
     while work:
         item, depth, closing = work.pop()
         pad = (
@@ -248,8 +254,9 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
         if closing is not None:
             out.append(pad + closing)
         elif isinstance(item, Element):
-            _name(item.tag, "element")
-            attrs = _attributes_xml(item)
+            if item.tag not in names:
+                names.add(_name(item.tag, "element"))
+            attrs = _attributes_xml(item, names)
             if not item.children:
                 out.append(f"{pad}<{item.tag}{attrs}/>")
                 continue
@@ -280,7 +287,8 @@ def _doctype(doc: Document) -> str:
     return f'<!DOCTYPE {_name(doc.root.tag, "element")} PUBLIC "{public}" "{system}">\n'
 
 
-def _attributes_xml(element: Element) -> str:
+def _attributes_xml(element: Element, names: set[str]) -> str:
+    """The attributes as XML; ``names`` holds the names known to be XML names."""
     seen: set[str] = set()
     out = []
     for name, parts in element.attributes:
@@ -288,7 +296,9 @@ def _attributes_xml(element: Element) -> str:
             raise WbxmlError(f"attribute {name!r} given twice on <{element.tag}>")
         seen.add(name)
         value = "".join(_part_xml(p, True) for p in parts)
-        out.append(f' {_name(name, "attribute")}="{value}"')
+        if name not in names:
+            names.add(_name(name, "attribute"))
+        out.append(f' {name}="{value}"')
     return "".join(out)
 
 

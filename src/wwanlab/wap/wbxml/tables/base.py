@@ -97,6 +97,16 @@ class TokenTable:
         return re.compile("|".join(map(re.escape, values))) if values else None
 
     @cached_property
+    def by_code(self) -> tuple[dict[int, str], dict[int, tuple[str, str]], dict[int, str]]:
+        """``tags``, ``attr_starts`` and ``attr_values`` keyed by ``page << 8 | token``:
+        the decoder looks one up per token, and an int key needs no tuple built."""
+        return (
+            {page << 8 | token: v for (page, token), v in self.tags.items()},
+            {page << 8 | token: v for (page, token), v in self.attr_starts.items()},
+            {page << 8 | token: v for (page, token), v in self.attr_values.items()},
+        )
+
+    @cached_property
     def page_namespaces(self) -> dict[int, str]:
         return {page: ns for ns, page in self.namespaces.items()}
 
