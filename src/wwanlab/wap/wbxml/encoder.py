@@ -426,6 +426,10 @@ class _Candidates:
         return cls(whole, words, inner)
 
 
+_Split = tuple[int, list[str | int]]
+"""(bytes, pieces): inline strings, and references as indices into ``_Pricer.universe``."""
+
+
 class _Layout:
     """A string table: entries placed (suffixes shared), offsets, encoded bytes, and
     what a reference to each entry costs (STR_T and its mb_u_int32 offset)."""
@@ -448,10 +452,8 @@ class _Layout:
         self.rank = {text: i for i, text in enumerate(t for t in self.offset if t)}
         """Non-empty entries in placement order: the order splits try them in."""
         self.ref_cost = {text: 1 + T.mb_u_int32_size(at) for text, at in self.offset.items()}
-
-
-_Split = tuple[int, list[str | int]]
-"""(bytes, pieces): inline strings, and references as indices into ``_Pricer.universe``."""
+        self.splits: dict[tuple[str, str | None, bool], _Split] = {}
+        """``_Pricer.split``'s answers for this table: pruning and pricing ask again."""
 
 
 class _Pricer:
@@ -485,6 +487,13 @@ class _Pricer:
         """Cheapest STR_I/STR_T pieces for ``text`` without ``exclude``'s entry.
 
         With ``whole`` the text is one piece: a reference to all of it, or inline."""
+        asked = (text, exclude, whole)
+        found = layout.splits.get(asked)
+        if found is None:
+            found = layout.splits[asked] = self._split(text, layout, exclude, whole)
+        return found
+
+    def _split(self, text: str, layout: _Layout, exclude: str | None, whole: bool) -> _Split:
         inline = self.inline[text]
         own = layout.ref_cost.get(text) if text != exclude else None
         if own is not None and own <= inline:
@@ -593,27 +602,18 @@ def _cheapest_pieces(
     open_: dict[int, int] = {n: 0}
     take: dict[int, tuple[int, int]] = {}
     extend: dict[int, bool] = {}
-
-    def next_start(i: int) -> int:
-        k = bisect_left(starts, i)
-        return starts[k] if k < len(starts) else n
-
-    def open_at(i: int) -> int:
-        q = next_start(i)
-        return prefix[q] - prefix[i] + open_[q]
-
-    def free_at(i: int) -> int:
-        if i in free:
-            return free[i]
-        return 2 + open_at(i)
-
-    for i in reversed(starts):
-        clen = prefix[i + 1] - prefix[i]
-        carry = clen + open_at(i + 1)
+    for k in range(len(starts) - 1, -1, -1):
+        i = starts[k]
+        q = starts[k + 1] if k + 1 < len(starts) else n  # the next start after i
+        carry = prefix[q] - prefix[i] + open_[q]  # this character, then the run goes on
         best = 2 + carry
         for length, cost, value in matches[i]:
-            if cost + free_at(i + length) < best:
-                best, take[i] = cost + free_at(i + length), (length, value)
+            after = free.get(i + length)
+            if after is None:  # not a start: open a run there and carry it on
+                q = _next_start(starts, i + length, n)
+                after = 2 + prefix[q] - prefix[i + length] + open_[q]
+            if cost + after < best:
+                best, take[i] = cost + after, (length, value)
         free[i] = best
         extend[i] = carry <= best
         open_[i] = min(carry, best)
@@ -622,10 +622,9 @@ def _cheapest_pieces(
     i = 0
     while i < n:
         if i not in free:  # no token starts here: the run carries on to the next start
-            q = next_start(i)
             if run_from < 0:
                 run_from = i
-            i = q
+            i = _next_start(starts, i, n)
             continue
         if run_from >= 0 and not extend[i]:
             pieces.append(text[run_from:i])
@@ -642,7 +641,17 @@ def _cheapest_pieces(
             i += chosen[0]
     if run_from >= 0:
         pieces.append(text[run_from:])
-    return free_at(0), pieces
+    total = free.get(0)
+    if total is None:
+        q = _next_start(starts, 0, n)
+        total = 2 + prefix[q] + open_[q]
+    return total, pieces
+
+
+def _next_start(starts: list[int], i: int, n: int) -> int:
+    """The first token start at or after ``i`` (``n``, the end, when none is)."""
+    k = bisect_left(starts, i)
+    return starts[k] if k < len(starts) else n
 
 
 def _assemble(
