@@ -14,6 +14,7 @@ from typing import Literal
 from xml.parsers import expat
 
 from wwanlab.wap.wbxml.errors import WbxmlError
+from wwanlab.wap.wbxml.tables import ALL_TABLES
 from wwanlab.wap.wbxml.tree import (
     Document,
     Element,
@@ -219,8 +220,17 @@ def _part_xml(part: Part, quote: bool) -> str:
     return "<![CDATA[" + cdata + "]]>"
 
 
+_TABLE_NAMES = frozenset(
+    name
+    for table in ALL_TABLES
+    for name in (*table.tags.values(), *(n for n, _ in table.attr_starts.values()))
+    if _NAME.fullmatch(name)
+)
+"""The token tables' element and attribute names that are XML names, checked once."""
+
+
 def _name(name: str, what: str) -> str:
-    if _NAME.fullmatch(name) is None:
+    if name not in _TABLE_NAMES and _NAME.fullmatch(name) is None:
         raise WbxmlError(f"{what} {name!r} is not an XML name: cannot be written as XML")
     return name
 
