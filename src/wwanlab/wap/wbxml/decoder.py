@@ -384,4 +384,4 @@ def _merge(parts: list[_C]) -> list[_C]:
         out.append(part)
     if run:
         out.append(cast(_C, "".join(run)))
-    return [part for part in out if part != ""]
+    return [part for part in out if not isinstance(part, str) or part]

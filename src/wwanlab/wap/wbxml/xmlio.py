@@ -271,8 +271,9 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
                 out.append(f"{pad}<{item.tag}{attrs}/>")
                 continue
             out.append(f"{pad}<{item.tag}{attrs}>")
+            # A tuple, not Element | ProcessingInstruction: that builds a union per call.
             mixed = depth < 0 or any(
-                not isinstance(c, Element | ProcessingInstruction) for c in item.children
+                not isinstance(c, (Element, ProcessingInstruction)) for c in item.children
             )
             work.append((item, -1 if mixed else depth, f"</{item.tag}>"))
             for child in reversed(item.children):
