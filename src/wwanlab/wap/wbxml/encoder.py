@@ -153,6 +153,11 @@ class _Planner:
 
     def __init__(self, table: TokenTable | None, codec: str, max_depth: int) -> None:
         self.table = table
+        # The table's indexes, read once (a TokenTable is a plain Python object).
+        self.tag_tokens = table.tag_tokens if table else {}
+        self.attr_prefixes = table.attr_prefixes if table else {}
+        self.namespaces = table.namespaces if table else {}
+        self.date_attrs = table.date_attrs if table else frozenset()
         self.codec = codec
         self.max_depth = max_depth
         self.items: list[_Item] = []
@@ -219,27 +224,27 @@ class _Planner:
                 self._content(node, whole)
 
     def _namespace_page(self, node: Element, inherited: int | None) -> int | None:
-        if self.table is None or not self.table.namespaces:
+        if not self.namespaces:
             return inherited
         for name, parts in node.attributes:
             if name == "xmlns":
-                return self.table.namespaces.get(_parts_str(parts), inherited)
+                return self.namespaces.get(_parts_str(parts), inherited)
         return inherited
 
     def _attributes(self, node: Element) -> list[tuple[str, list[Part]]]:
         """Attributes to send: ``xmlns`` that only selects a code page is implied."""
-        if self.table is None or not self.table.namespaces:
+        if not self.namespaces:
             return node.attributes
         return [
             (n, v)
             for n, v in node.attributes
-            if not (n == "xmlns" and _parts_str(v) in self.table.namespaces)
+            if not (n == "xmlns" and _parts_str(v) in self.namespaces)
         ]
 
     def _start_tag(self, node: Element, ns_page: int | None) -> bool:
         attributes = self._attributes(node)
         flags = (T.TAG_ATTRIBUTES if attributes else 0) | (T.TAG_CONTENT if node.children else 0)
-        choices = self.table.tag_tokens.get(node.tag, []) if self.table else []
+        choices = self.tag_tokens.get(node.tag, [])
         if choices:
             page, token = _pick_page(choices, ns_page, self.tag_page)
             if page != self.tag_page:
@@ -255,11 +260,11 @@ class _Planner:
         return bool(node.children)
 
     def _attribute(self, name: str, value: list[Part]) -> None:
-        if self.table is not None and name in self.table.date_attrs and len(value) == 1:
+        if name in self.date_attrs and len(value) == 1:
             packed = pack_date(value[0]) if isinstance(value[0], str) else None
             if packed is not None:
                 value = [Opaque(packed)]
-        prefixes = self.table.attr_prefixes.get(name) if self.table else None
+        prefixes = self.attr_prefixes.get(name)
         first = value[0] if value and isinstance(value[0], str) else ""
         best: tuple[int, int, int, str] | None = None  # (cost, page, token, prefix)
         lengths, by_prefix = prefixes if prefixes is not None else ([], {})
@@ -417,11 +422,19 @@ class _Candidates:
         inner: list[str] = []
         if with_inner and len(slots) <= _SUBSTRING_SEARCH_LIMIT:
             # A string of three or more characters placed twice is in ``whole``, so one
-            # left here recurs exactly when some other string holds it.
+            # left here recurs exactly when another string holds it: when it occurs
+            # twice in all the strings joined by NUL (which only a NUL in it could span).
+            joined = "\x00".join(slots)
             inner = [
                 s
                 for s in slots
-                if len(s) >= 3 and s not in taken and any(s in t for t in slots if t != s)
+                if len(s) >= 3
+                and s not in taken
+                and (
+                    joined.count(s) >= 2
+                    if "\x00" not in s
+                    else any(s in t for t in slots if t != s)
+                )
             ]
         return cls(whole, words, inner)
 
