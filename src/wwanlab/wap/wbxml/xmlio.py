@@ -53,30 +53,69 @@ def parse_xml(
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.UseForeignDTD(True)  # undeclared &nbsp; is skipped, not fatal, without DOCTYPE
-    stack: list[Element] = []
-    roots: list[Element] = []
-    before: list[ProcessingInstruction] = []
-    after: list[ProcessingInstruction] = []
-    doctype: dict[str, str | None] = {"public": None, "system": None}
-    text: list[str] = []
+    builder = _TreeBuilder(whitespace, max_depth)
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.chars
+    parser.ProcessingInstructionHandler = builder.pi
+    parser.SkippedEntityHandler = builder.skipped
+    parser.StartDoctypeDeclHandler = builder.start_doctype
+    parser.EntityDeclHandler = _refuse_entity_decl
+    parser.ordered_attributes = True
+    parser.buffer_text = True  # one call per run of text, not one per line or entity
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise WbxmlError(f"malformed XML: {exc}") from None
+    if not builder.roots:
+        raise WbxmlError("malformed XML: no root element")
+    if whitespace == "collapse":
+        collapse(builder.roots[0])
+    return Document(
+        root=builder.roots[0],
+        public_id=builder.public_id,
+        system_id=builder.system_id,
+        before=builder.before,
+        after=builder.after,
+    )
 
-    def flush() -> None:
-        if not text:
+
+class _TreeBuilder:
+    """expat's handlers for ``parse_xml``: they build the tree on an explicit stack.
+
+    A class rather than closures: compiled, closures share an environment that refers
+    back to them, a cycle that kept every parsed tree alive until the garbage
+    collector ran."""
+
+    def __init__(self, whitespace: Whitespace, max_depth: int) -> None:
+        self.whitespace = whitespace
+        self.max_depth = max_depth
+        self.stack: list[Element] = []
+        self.roots: list[Element] = []
+        self.before: list[ProcessingInstruction] = []
+        self.after: list[ProcessingInstruction] = []
+        self.public_id: str | None = None
+        self.system_id: str | None = None
+        self.text: list[str] = []
+
+    def flush(self) -> None:
+        if not self.text:
             return
-        chunk = "".join(text)
-        text.clear()
-        if whitespace == "trim":
+        chunk = "".join(self.text)
+        self.text.clear()
+        if self.whitespace == "trim":
             chunk = chunk.strip(XML_SPACE)
-        kept = whitespace in ("preserve", "collapse") or chunk.strip(XML_SPACE)
-        if stack and chunk and kept:
-            stack[-1].children.append(chunk)
+        kept = self.whitespace in ("preserve", "collapse") or chunk.strip(XML_SPACE)
+        if self.stack and chunk and kept:
+            self.stack[-1].children.append(chunk)
 
-    def start(name: str, attrs: list[str]) -> None:
-        flush()
-        if roots and not stack:
+    def start(self, name: str, attrs: list[str]) -> None:
+        self.flush()
+        stack = self.stack
+        if self.roots and not stack:
             raise WbxmlError("more than one root element")
-        if len(stack) >= max_depth:
-            raise WbxmlError(f"XML nested deeper than {max_depth} elements")
+        if len(stack) >= self.max_depth:
+            raise WbxmlError(f"XML nested deeper than {self.max_depth} elements")
         pairs: list[tuple[str, list[Part]]] = [
             (attrs[i], [attrs[i + 1]]) for i in range(0, len(attrs), 2)
         ]
@@ -84,62 +123,38 @@ def parse_xml(
         if stack:
             stack[-1].children.append(element)
         else:
-            roots.append(element)
+            self.roots.append(element)
         stack.append(element)
 
-    def end(_name: str) -> None:
-        flush()
-        stack.pop()
+    def end(self, _name: str) -> None:
+        self.flush()
+        self.stack.pop()
 
-    def chars(data: str) -> None:
-        if stack:
-            text.append(data)
+    def chars(self, data: str) -> None:
+        if self.stack:
+            self.text.append(data)
 
-    def pi(target: str, data: str) -> None:
-        flush()
+    def pi(self, target: str, data: str) -> None:
+        self.flush()
         node = ProcessingInstruction(target, data)
-        if stack:
-            stack[-1].children.append(node)
+        if self.stack:
+            self.stack[-1].children.append(node)
         else:
-            (after if roots else before).append(node)
+            (self.after if self.roots else self.before).append(node)
 
-    def skipped(name: str, is_parameter: int) -> None:
+    def skipped(self, name: str, is_parameter: int) -> None:
         code = html.entities.name2codepoint.get(name)
         if is_parameter or code is None:
             raise WbxmlError(f"undefined entity &{name};")
-        chars(chr(code))
+        self.chars(chr(code))
 
-    def entity_decl(name: str, is_parameter: int, *_rest: object) -> None:
-        kind = "parameter entity" if is_parameter else "entity"
-        raise WbxmlError(f"{kind} declaration {name!r} refused (entity expansion is not allowed)")
+    def start_doctype(self, _name: str, system: str | None, public: str | None, _int: int) -> None:
+        self.public_id, self.system_id = public, system
 
-    def start_doctype(_name: str, system: str | None, public: str | None, _int: int) -> None:
-        doctype["public"], doctype["system"] = public, system
 
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
-    parser.ProcessingInstructionHandler = pi
-    parser.SkippedEntityHandler = skipped
-    parser.StartDoctypeDeclHandler = start_doctype
-    parser.EntityDeclHandler = entity_decl
-    parser.ordered_attributes = True
-    parser.buffer_text = True  # one call per run of text, not one per line or entity
-    try:
-        parser.Parse(data, True)
-    except expat.ExpatError as exc:
-        raise WbxmlError(f"malformed XML: {exc}") from None
-    if not roots:
-        raise WbxmlError("malformed XML: no root element")
-    if whitespace == "collapse":
-        collapse(roots[0])
-    return Document(
-        root=roots[0],
-        public_id=doctype["public"],
-        system_id=doctype["system"],
-        before=before,
-        after=after,
-    )
+def _refuse_entity_decl(name: str, is_parameter: int, *_rest: object) -> None:
+    kind = "parameter entity" if is_parameter else "entity"
+    raise WbxmlError(f"{kind} declaration {name!r} refused (entity expansion is not allowed)")
 
 
 NOT_XML_10 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
