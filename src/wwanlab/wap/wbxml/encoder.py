@@ -9,7 +9,6 @@ programming) and keeps the smallest, so adding the table never makes a document 
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
@@ -39,7 +38,6 @@ CHARSETS = {106: "utf-8", 4: "iso-8859-1", 3: "ascii"}
 VERSIONS = {(1, 0): 0x00, (1, 1): 0x01, (1, 2): 0x02, (1, 3): 0x03}
 """WBXML 5.4: major version minus one in the high nibble, minor in the low."""
 
-_WORD = re.compile(r"\S+")
 _SUBSTRING_SEARCH_LIMIT = 2000  # distinct strings above which substring candidates are skipped
 _PRUNE_WORK_LIMIT = 200_000  # characters re-split per pruning round, at most
 _LARGE_TEXT = 256 * 1024  # distinct text above which only two string tables are priced
@@ -414,7 +412,7 @@ class _Candidates:
         whole = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
         counts: dict[str, int] = {}
         for s, k in slots.items():
-            for w in dict.fromkeys(_WORD.findall(s)):
+            for w in dict.fromkeys(s.split()):  # runs of non-whitespace
                 counts[w] = counts.get(w, 0) + k * s.count(w)
         taken = set(whole)
         words = [w for w, k in counts.items() if k >= 2 and len(w) >= 2 and w not in taken]
@@ -517,7 +515,8 @@ class _Pricer:
         present = [e for e in self.within[text] if e in rank and e != exclude]
         if not present:
             return inline, [text]
-        present.sort(key=rank.__getitem__)
+        if len(present) > 1:
+            present.sort(key=rank.__getitem__)
         costs = [layout.ref_cost[e] for e in present]
         key = (text, *present, *costs)
         found = self._splits.get(key)
