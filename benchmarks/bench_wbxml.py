@@ -9,7 +9,8 @@ with XML bytes. Ours encodes with ``whitespace="trim"``, which is what ``xml2wbx
 by default, so the sizes compare the same document. Throughput is MB/s of the input
 (XML for encoding, WBXML for decoding), the median of ``--repeats`` batches timed in
 CPU time, ours and libwbxml's taken in turn.
-``--write`` replaces the "## WBXML" section of docs/performance.md.
+``--write`` replaces the "## WBXML" section of docs/performance.md up to its first
+"###" subsection (the written findings stay).
 """
 
 from __future__ import annotations
@@ -216,7 +217,7 @@ def _speeds(row: dict[str, Any], kind: str) -> str:
 
 def write_section(text: str) -> None:
     doc = DOC.read_text()
-    pattern = re.compile(r"(## WBXML\n)(.*?)(?=\n## |\Z)", re.S)
+    pattern = re.compile(r"(## WBXML\n)(.*?)(?=\n## |\n### |\Z)", re.S)
     match = pattern.search(doc)
     if match is None:
         raise SystemExit(f"no '## WBXML' section in {DOC}")
