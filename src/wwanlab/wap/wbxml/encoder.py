@@ -163,7 +163,8 @@ class _Planner:
         self._slots: dict[tuple[str, bool], _Slot] = {}
         self.tag_page = 0
         self.attr_page = 0
-        self._value_cache: dict[tuple[str, int], tuple[int, list[str | int]]] = {}
+        self._value_cache: dict[int, dict[str, tuple[int, list[str | int]]]] = {}  # by page
+        self._plain: set[str] = set()  # texts that hold no attribute-value string
         self._value_index = table.value_tokens if table else {}
         self._value_pattern = table.value_pattern if table else None
 
@@ -266,11 +267,15 @@ class _Planner:
         first = value[0] if value and isinstance(value[0], str) else ""
         best: tuple[int, int, int, str] | None = None  # (cost, page, token, prefix)
         lengths, by_prefix = prefixes if prefixes is not None else ([], {})
+        plain = bool(lengths) and self._is_plain(first)
         for length in lengths:
             if length > len(first):
                 continue
             for prefix, page, token in by_prefix.get(first[:length], ()):
-                rest_cost = self._value_cost(first[length:], page)
+                rest = first[length:]
+                if plain:
+                    self._plain.add(rest)  # a part of a text that holds no value string
+                rest_cost = self._value_cost(rest, page)
                 cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
                 if best is None or cost < best[0]:
                     best = (cost, page, token, prefix)
@@ -306,16 +311,27 @@ class _Planner:
         return self._split_value(text, attr_page)[0]
 
     def _split_value(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
-        key = (text, attr_page)
-        cached = self._value_cache.get(key)
+        on_page = self._value_cache.get(attr_page)
+        if on_page is None:
+            on_page = self._value_cache[attr_page] = {}
+        cached = on_page.get(text)
         if cached is None:
-            cached = self._value_cache[key] = self._split_value_uncached(text, attr_page)
+            cached = on_page[text] = self._split_value_uncached(text, attr_page)
         return cached
+
+    def _is_plain(self, text: str) -> bool:
+        """Whether no code page's attribute-value string occurs in ``text``."""
+        if text in self._plain:
+            return True
+        if self._value_pattern is not None and self._value_pattern.search(text) is not None:
+            return False
+        self._plain.add(text)
+        return True
 
     def _split_value_uncached(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
         if not text:
             return 0, []
-        if self._value_pattern is None or self._value_pattern.search(text) is None:
+        if self._is_plain(text):
             return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
         options = [
             (value, 1, token)
