@@ -1,5 +1,9 @@
 """The WBXML codec: exact bytes, tables, string table choice, corpus round trips."""
 
+import gc
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,6 +146,56 @@ def test_string_table_shares_suffixes():
         "shared",
         "shared",
     ]
+
+
+# Three cards of a random WML deck (ISO-8859-1, WBXML 1.1) on which the string table's
+# entries of equal length were once placed in the order of a set of words, which changes
+# with Python's string hashing from one process to the next.
+HASH_ORDER_DECK = """<wml><card id="\u00e9\u20achour  city&#233;  Weather" title="service">
+<p><b>Homehour </b></p><p><a href="#abcabc .com/  news "></a><br/><b></b></p>
+<p><b></b>&#233;  home homeexample  &#233; Home  Forecasts weather </p></card>
+<card id="example.com/ abcabc $(city)  " title="$(city)"><p><b>mple.com/ </b></p>
+<p><b> http://www.example.com/ x  www. weather</b></p>
+<p>&amp; Home news the text/plai</p></card><card id="abcabc abc x home theForecasts "
+title="city"><p>http://www.example.com/ Da</p><p><b></b><b></b>
+<go href="Forecasts  example  Weatherhour " method="post"/></p></card></wml>"""
+
+
+def test_encoding_does_not_depend_on_string_hashing():
+    script = (
+        "import sys; from wwanlab.wap.wbxml import encode; "
+        "print(encode(sys.stdin.buffer.read(), version='1.1', charset=4).hex())"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            input=HASH_ORDER_DECK.encode(),
+            capture_output=True,
+            check=True,
+            env={
+                **os.environ,
+                "PYTHONHASHSEED": str(seed),
+                "PYTHONPATH": os.pathsep.join(sys.path),
+            },
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(outputs) == 1
+
+
+def test_the_codec_leaves_no_reference_cycles():
+    # Compiled, parse_xml's handlers were closures whose shared environment referred
+    # back to them: each parsed tree waited for the garbage collector.
+    gc.collect()
+    gc.disable()
+    try:
+        for path in CORPUS:
+            xml = path.read_bytes()
+            to_xml(decode(encode(xml)))
+            parse_xml(xml)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_generic_mode_encodes_unknown_xml_with_literals():

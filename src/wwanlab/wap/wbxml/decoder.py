@@ -205,6 +205,9 @@ class _Body:
         self.r = reader
         self.strings = strings
         self.table = table
+        self.tags, self.attr_starts, self.attr_values = table.by_code if table else ({}, {}, {})
+        self.date_attrs = table.date_attrs if table else frozenset()
+        self.page_namespaces = table.page_namespaces if table and table.namespaces else None
         self.limits = limits
         self.max_depth = limits.max_depth
         self.tag_page = 0
@@ -268,8 +271,8 @@ class _Body:
                 f"token 0x{token:02x} cannot start an element at offset {self.r.pos - 1}"
             )
         else:
-            tags = self.table.tags if self.table else {}
-            name = tags.get((self.tag_page, identity)) or _unknown(self.tag_page, identity)
+            found = self.tags.get(self.tag_page << 8 | identity)
+            name = found or _unknown(self.tag_page, identity)
         self.limits.element()
         node = Element(self.limits.text(name))
         if token & T.TAG_ATTRIBUTES:
@@ -279,7 +282,7 @@ class _Body:
                 if first == T.END:
                     break
                 attr, value, ended = self._attribute(first)
-                if self.table and attr in self.table.date_attrs and len(value) == 1:
+                if attr in self.date_attrs and len(value) == 1:
                     only = value[0]
                     if isinstance(only, Opaque):
                         value = [unpack_date(only.data)]
@@ -288,9 +291,9 @@ class _Body:
 
     def _restore_namespace(self, node: Element, parent_ns: str | None) -> str | None:
         """SyncML's code pages stand for XML namespaces: restore the implied ``xmlns``."""
-        if self.table is None or not self.table.namespaces:
+        if self.page_namespaces is None:
             return None
-        namespace = self.table.page_namespaces.get(self.tag_page)
+        namespace = self.page_namespaces.get(self.tag_page)
         if namespace is not None and namespace != parent_ns:
             node.attributes.insert(0, ("xmlns", [namespace]))
         return namespace
@@ -311,7 +314,7 @@ class _Body:
                 f"token 0x{token:02x} cannot start an attribute at offset {self.r.pos - 1}"
             )
         else:
-            start = self.table.attr_starts.get((self.attr_page, token)) if self.table else None
+            start = self.attr_starts.get(self.attr_page << 8 | token)
             name, prefix = start or (_unknown(self.attr_page, token), "")
         self.limits.text(name)
         value: list[Part] = [self.limits.text(prefix)] if prefix else []
@@ -326,8 +329,7 @@ class _Body:
                 self.r.pos -= 1  # the next attribute's start token
                 return name, _merge(value), False
             if token >= T.ATTR_VALUE_MIN and token not in T.GLOBAL_TOKENS:
-                table = self.table.attr_values if self.table else {}
-                text = table.get((self.attr_page, token))
+                text = self.attr_values.get(self.attr_page << 8 | token)
                 text = text if text is not None else _unknown(self.attr_page, token)
                 value.append(self.limits.text(text))
                 continue
@@ -382,4 +384,4 @@ def _merge(parts: list[_C]) -> list[_C]:
         out.append(part)
     if run:
         out.append(cast(_C, "".join(run)))
-    return [part for part in out if part != ""]
+    return [part for part in out if not isinstance(part, str) or part]

@@ -9,9 +9,7 @@ programming) and keeps the smallest, so adding the table never makes a document 
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
-from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -40,27 +38,27 @@ CHARSETS = {106: "utf-8", 4: "iso-8859-1", 3: "ascii"}
 VERSIONS = {(1, 0): 0x00, (1, 1): 0x01, (1, 2): 0x02, (1, 3): 0x03}
 """WBXML 5.4: major version minus one in the high nibble, minor in the low."""
 
-_WORD = re.compile(r"\S+")
 _SUBSTRING_SEARCH_LIMIT = 2000  # distinct strings above which substring candidates are skipped
 _PRUNE_WORK_LIMIT = 200_000  # characters re-split per pruning round, at most
 _LARGE_TEXT = 256 * 1024  # distinct text above which only two string tables are priced
 
 
-@dataclass(frozen=True)
 class _Slot:
     """A string to place: inline (STR_I) or by reference (STR_T), piecewise unless
-    ``whole`` (the table's ``whole_text_in``): then one STR_I or one STR_T."""
+    ``whole`` (the table's ``whole_text_in``): then one STR_I or one STR_T. The planner
+    makes one per distinct (text, whole), so a slot hashes by identity."""
 
-    text: str
-    whole: bool = False
+    def __init__(self, text: str, whole: bool) -> None:
+        self.text = text
+        self.whole = whole
 
 
-@dataclass(frozen=True)
 class _Ref:
     """A token followed by the string table offset of ``text`` (LITERAL*, EXT_T_n)."""
 
-    token: int
-    text: str
+    def __init__(self, token: int, text: str) -> None:
+        self.token = token
+        self.text = text
 
 
 _Item = bytes | _Slot | _Ref
@@ -153,13 +151,22 @@ class _Planner:
 
     def __init__(self, table: TokenTable | None, codec: str, max_depth: int) -> None:
         self.table = table
+        # The table's indexes, read once (a TokenTable is a plain Python object).
+        self.tag_tokens = table.tag_tokens if table else {}
+        self.attr_prefixes = table.attr_prefixes if table else {}
+        self.namespaces = table.namespaces if table else {}
+        self.date_attrs = table.date_attrs if table else frozenset()
         self.codec = codec
         self.max_depth = max_depth
         self.items: list[_Item] = []
+        self.octets = bytearray()  # token octets not yet in ``items``
+        self._slots: dict[tuple[str, bool], _Slot] = {}
         self.tag_page = 0
         self.attr_page = 0
-        self._value_cache: dict[tuple[str, int], tuple[int, list[str | int]]] = {}
-        self._value_strings = sorted(set(table.attr_values.values())) if table else []
+        self._value_cache: dict[int, dict[str, tuple[int, list[str | int]]]] = {}  # by page
+        self._plain: set[str] = set()  # texts that hold no attribute-value string
+        self._value_index = table.value_tokens if table else {}
+        self._value_pattern = table.value_pattern if table else None
 
     def plan(self, doc: Document) -> list[_Item]:
         for pi in doc.before:
@@ -167,10 +174,23 @@ class _Planner:
         self._element_tree(doc.root)
         for pi in doc.after:
             self._pi(pi)
+        self._flush()
         return self.items
 
-    def _raw(self, *octets: int) -> None:
-        self.items.append(bytes(octets))
+    def _flush(self) -> None:
+        if self.octets:
+            self.items.append(bytes(self.octets))
+            self.octets.clear()
+
+    def _item(self, item: _Slot | _Ref) -> None:
+        self._flush()
+        self.items.append(item)
+
+    def _slot(self, text: str, whole: bool) -> None:
+        slot = self._slots.get((text, whole))
+        if slot is None:
+            slot = self._slots[(text, whole)] = _Slot(text, whole)
+        self._item(slot)
 
     def _element_tree(self, root: Element) -> None:
         # Stack entries: (node, preferred page from xmlns, text kept whole) or None
@@ -183,7 +203,7 @@ class _Planner:
         while stack:
             entry = stack.pop()
             if entry is None:
-                self._raw(T.END)
+                self.octets.append(T.END)
                 depth -= 1
                 continue
             node, ns_page, whole = entry
@@ -203,65 +223,71 @@ class _Planner:
                 self._content(node, whole)
 
     def _namespace_page(self, node: Element, inherited: int | None) -> int | None:
-        if self.table is None or not self.table.namespaces:
+        if not self.namespaces:
             return inherited
         for name, parts in node.attributes:
             if name == "xmlns":
-                return self.table.namespaces.get(_parts_str(parts), inherited)
+                return self.namespaces.get(_parts_str(parts), inherited)
         return inherited
 
     def _attributes(self, node: Element) -> list[tuple[str, list[Part]]]:
         """Attributes to send: ``xmlns`` that only selects a code page is implied."""
-        if self.table is None or not self.table.namespaces:
+        if not self.namespaces:
             return node.attributes
         return [
             (n, v)
             for n, v in node.attributes
-            if not (n == "xmlns" and _parts_str(v) in self.table.namespaces)
+            if not (n == "xmlns" and _parts_str(v) in self.namespaces)
         ]
 
     def _start_tag(self, node: Element, ns_page: int | None) -> bool:
         attributes = self._attributes(node)
         flags = (T.TAG_ATTRIBUTES if attributes else 0) | (T.TAG_CONTENT if node.children else 0)
-        choices = self.table.tag_tokens.get(node.tag, []) if self.table else []
+        choices = self.tag_tokens.get(node.tag, [])
         if choices:
             page, token = _pick_page(choices, ns_page, self.tag_page)
             if page != self.tag_page:
-                self._raw(T.SWITCH_PAGE, page)
+                self.octets += bytes((T.SWITCH_PAGE, page))
                 self.tag_page = page
-            self._raw(token | flags)
+            self.octets.append(token | flags)
         else:
-            self.items.append(_Ref(T.LITERAL | flags, node.tag))
+            self._item(_Ref(T.LITERAL | flags, node.tag))
         if attributes:
             for name, value in attributes:
                 self._attribute(name, value)
-            self._raw(T.END)
+            self.octets.append(T.END)
         return bool(node.children)
 
     def _attribute(self, name: str, value: list[Part]) -> None:
-        if self.table is not None and name in self.table.date_attrs and len(value) == 1:
+        if name in self.date_attrs and len(value) == 1:
             packed = pack_date(value[0]) if isinstance(value[0], str) else None
             if packed is not None:
                 value = [Opaque(packed)]
-        choices = self.table.attr_tokens.get(name, []) if self.table else []
+        prefixes = self.attr_prefixes.get(name)
         first = value[0] if value and isinstance(value[0], str) else ""
         best: tuple[int, int, int, str] | None = None  # (cost, page, token, prefix)
-        for prefix, page, token in choices:
-            if not first.startswith(prefix):
+        lengths, by_prefix = prefixes if prefixes is not None else ([], {})
+        plain = bool(lengths) and self._is_plain(first)
+        for length in lengths:
+            if length > len(first):
                 continue
-            rest_cost = self._value_cost(first[len(prefix) :], page)
-            cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
-            if best is None or cost < best[0]:
-                best = (cost, page, token, prefix)
+            for prefix, page, token in by_prefix.get(first[:length], ()):
+                rest = first[length:]
+                if plain:
+                    self._plain.add(rest)  # a part of a text that holds no value string
+                rest_cost = self._value_cost(rest, page)
+                cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
+                if best is None or cost < best[0]:
+                    best = (cost, page, token, prefix)
         if best is None:
-            self.items.append(_Ref(T.LITERAL, name))
+            self._item(_Ref(T.LITERAL, name))
             self._value(value)
             return
         _, page, token, prefix = best
         if page != self.attr_page:
-            self._raw(T.SWITCH_PAGE, page)
+            self.octets += bytes((T.SWITCH_PAGE, page))
             self.attr_page = page
-        self._raw(token)
+        self.octets.append(token)
         if value and isinstance(value[0], str):
             value = [value[0][len(prefix) :], *value[1:]]
         self._value(value)
@@ -271,7 +297,7 @@ class _Planner:
             if isinstance(part, str):
                 for piece in self._value_tokens(part):
                     if isinstance(piece, int):
-                        self._raw(piece)
+                        self.octets.append(piece)
                     else:
                         self._text(piece)
             else:
@@ -285,22 +311,33 @@ class _Planner:
         return self._split_value(text, attr_page)[0]
 
     def _split_value(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
-        key = (text, attr_page)
-        cached = self._value_cache.get(key)
+        on_page = self._value_cache.get(attr_page)
+        if on_page is None:
+            on_page = self._value_cache[attr_page] = {}
+        cached = on_page.get(text)
         if cached is None:
-            cached = self._value_cache[key] = self._split_value_uncached(text, attr_page)
+            cached = on_page[text] = self._split_value_uncached(text, attr_page)
         return cached
 
+    def _is_plain(self, text: str) -> bool:
+        """Whether no code page's attribute-value string occurs in ``text``."""
+        if text in self._plain:
+            return True
+        if self._value_pattern is not None and self._value_pattern.search(text) is not None:
+            return False
+        self._plain.add(text)
+        return True
+
     def _split_value_uncached(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
-        index = self.table.value_tokens if self.table else {}
         if not text:
             return 0, []
-        if not any(value in text for value in self._value_strings):
+        if self._is_plain(text):
             return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
-
         options = [
             (value, 1, token)
-            for value, page, token in (c for cs in index.values() for c in cs)
+            for first, choices in self._value_index.items()
+            if first in text
+            for value, page, token in choices
             if page == attr_page and value in text
         ]
         return _cheapest_pieces(text, self.codec, _occurrences(text, options))
@@ -309,9 +346,9 @@ class _Planner:
         if isinstance(part, str):
             self._text(part, whole)
         elif isinstance(part, Entity):
-            self.items.append(bytes([T.ENTITY]) + T.encode_mb_u_int32(part.code))
+            self.octets += bytes([T.ENTITY]) + T.encode_mb_u_int32(part.code)
         elif isinstance(part, Opaque):
-            self.items.append(bytes([T.OPAQUE]) + T.encode_mb_u_int32(len(part.data)) + part.data)
+            self.octets += bytes([T.OPAQUE]) + T.encode_mb_u_int32(len(part.data)) + part.data
         else:
             self._extension(part)
 
@@ -319,19 +356,19 @@ class _Planner:
         if not 0 <= ext.code <= 2:
             raise WbxmlError(f"extension code must be 0, 1 or 2, got {ext.code}")
         if ext.form == "byte":
-            self._raw(T.EXT_0 + ext.code)
+            self.octets.append(T.EXT_0 + ext.code)
         elif ext.form == "t":
-            self.items.append(_Ref(T.EXT_T_0 + ext.code, ext.value or ""))
+            self._item(_Ref(T.EXT_T_0 + ext.code, ext.value or ""))
         else:
-            self._raw(T.EXT_I_0 + ext.code)
-            self.items.append(self._encode_str(ext.value or "") + b"\x00")
+            self.octets.append(T.EXT_I_0 + ext.code)
+            self.octets += self._encode_str(ext.value or "") + b"\x00"
 
     def _text(self, text: str, whole: bool = False) -> None:
         """Text content: characters the charset lacks become ENTITY tokens."""
         if not text:
             return
         if self.codec == "utf-8":
-            self.items.append(_Slot(text, whole))
+            self._slot(text, whole)
             return
         start = 0
         for i, char in enumerate(text):
@@ -339,11 +376,11 @@ class _Planner:
                 char.encode(self.codec)
             except UnicodeEncodeError:
                 if i > start:
-                    self.items.append(_Slot(text[start:i], whole))
+                    self._slot(text[start:i], whole)
                 self._content(Entity(ord(char)))
                 start = i + 1
         if start < len(text):
-            self.items.append(_Slot(text[start:], whole))
+            self._slot(text[start:], whole)
 
     def _encode_str(self, text: str) -> bytes:
         data = text.encode(self.codec, "xmlcharrefreplace")
@@ -352,9 +389,9 @@ class _Planner:
         return data
 
     def _pi(self, pi: ProcessingInstruction) -> None:
-        self._raw(T.PI)
+        self.octets.append(T.PI)
         self._attribute(pi.target, [pi.data] if pi.data else [])
-        self._raw(T.END)
+        self.octets.append(T.END)
 
 
 def _pick_page(
@@ -370,71 +407,59 @@ def _pick_page(
 # ---------------------------------------------------------------- string table
 
 
-def _candidates(slots: Counter[str], with_words: bool, with_substrings: bool = False) -> list[str]:
-    """Strings worth trying as table entries.
+@dataclass(frozen=True)
+class _Candidates:
+    """Strings worth trying as table entries, in three growing sets.
 
-    Whole strings repeated at least twice whose saving beats their table cost; with
-    ``with_words`` also every whitespace-separated word of two or more characters that
-    occurs at least twice across all strings, whole or inside longer ones (libwbxml
-    collects such words too). Pricing and pruning decide which survive.
+    ``whole``: strings repeated at least twice whose saving beats their table cost.
+    ``words``: every whitespace-separated word of two or more characters that occurs at
+    least twice across all strings, whole or inside longer ones (libwbxml collects such
+    words too). ``inner``: whole strings that recur inside other strings (a title that
+    starts the text, as Kannel's compiler finds); quadratic, so only for modest
+    documents. Pricing and pruning decide which survive.
     """
-    out = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
-    if with_words:
-        words: Counter[str] = Counter()
+
+    whole: list[str]
+    words: list[str]
+    inner: list[str]
+
+    @classmethod
+    def of(cls, slots: dict[str, int], with_inner: bool) -> _Candidates:
+        whole = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
+        counts: dict[str, int] = {}
         for s, k in slots.items():
-            for w in set(_WORD.findall(s)):
-                words[w] += k * s.count(w)
-        out += [w for w, k in words.items() if k >= 2 and len(w) >= 2 and w not in out]
-        # Whole strings that recur inside other strings (a title that starts the text,
-        # as Kannel's compiler finds); quadratic, so only for modest documents.
-        if with_substrings and len(slots) <= _SUBSTRING_SEARCH_LIMIT:
-            out += [
+            for w in dict.fromkeys(s.split()):  # runs of non-whitespace
+                counts[w] = counts.get(w, 0) + k * s.count(w)
+        taken = set(whole)
+        words = [w for w, k in counts.items() if k >= 2 and len(w) >= 2 and w not in taken]
+        taken.update(words)
+        inner: list[str] = []
+        if with_inner and len(slots) <= _SUBSTRING_SEARCH_LIMIT:
+            # A string of three or more characters placed twice is in ``whole``, so one
+            # left here recurs exactly when another string holds it: when it occurs
+            # twice in all the strings joined by NUL (which only a NUL in it could span).
+            joined = "\x00".join(slots)
+            inner = [
                 s
                 for s in slots
                 if len(s) >= 3
-                and s not in out
-                and sum(k * t.count(s) for t, k in slots.items()) >= 2
+                and s not in taken
+                and (
+                    joined.count(s) >= 2
+                    if "\x00" not in s
+                    else any(s in t for t in slots if t != s)
+                )
             ]
-    return out
+        return cls(whole, words, inner)
 
 
-def _prune(slots: Counter[str], required: list[str], optional: list[str], codec: str) -> list[str]:
-    """Drop optional entries whose references save less than the entry costs.
-
-    An entry's saving is measured by re-splitting, without it, every string whose
-    cheapest split uses it (a string that does not use an entry costs the same without
-    it); a few rounds, since dropping one entry changes what the others save. Above
-    ``_PRUNE_WORK_LIMIT`` characters to re-split, the candidate is left as it is, so
-    large documents cost linear work.
-    """
-    keep = list(optional)
-    for _ in range(3):
-        layout = _Layout(required + keep, codec)
-        users: dict[int, list[str]] = {}  # string table offset -> texts whose split uses it
-        costs: dict[str, int] = {}
-        for text in slots:
-            costs[text], pieces = _segment(text, layout, codec)
-            for piece in set(pieces):
-                if isinstance(piece, int):
-                    users.setdefault(piece, []).append(text)
-        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
-            return keep
-        dropped = []
-        for entry in keep:
-            saving = sum(
-                slots[text] * (_segment(text, layout, codec, exclude=entry)[0] - costs[text])
-                for text in users.get(layout.offset[entry], ())
-            )
-            if saving <= len(entry.encode(codec, "xmlcharrefreplace")) + 1:
-                dropped.append(entry)
-        if not dropped:
-            break
-        keep = [e for e in keep if e not in dropped]
-    return keep
+_Split = tuple[int, list[str | int]]
+"""(bytes, pieces): inline strings, and references as indices into ``_Pricer.universe``."""
 
 
 class _Layout:
-    """A string table: entries placed (suffixes shared), offsets, encoded bytes."""
+    """A string table: entries placed (suffixes shared), offsets, encoded bytes, and
+    what a reference to each entry costs (STR_T and its mb_u_int32 offset)."""
 
     def __init__(self, entries: list[str], codec: str) -> None:
         self.offset: dict[str, int] = {}
@@ -451,8 +476,115 @@ class _Layout:
                 placed.append((data, len(blob)))
                 blob += data + b"\x00"
         self.data = bytes(blob)
-        self.entries = [text for text in self.offset if text]
-        self.at = {at: text for text, at in self.offset.items()}
+        self.rank = {text: i for i, text in enumerate(t for t in self.offset if t)}
+        """Non-empty entries in placement order: the order splits try them in."""
+        self.ref_cost = {text: 1 + T.mb_u_int32_size(at) for text, at in self.offset.items()}
+        self.splits: dict[tuple[str, str | None, bool], _Split] = {}
+        """``_Pricer.split``'s answers for this table: pruning and pricing ask again."""
+
+
+class _Pricer:
+    """Exact prices of a document's strings against the string tables it tries.
+
+    Which candidate entries each string contains is found once per document, not once
+    per table; and a string's cheapest split depends only on the entries it contains,
+    in the layout's order, and on what a reference to each costs, so a split is worked
+    out once per such combination and reused by every table that offers the same.
+    """
+
+    def __init__(self, texts: dict[str, int], universe: list[str], codec: str) -> None:
+        self.codec = codec
+        self.universe = universe
+        self.index = {text: i for i, text in enumerate(universe)}
+        self.inline = {t: len(t.encode(codec, "xmlcharrefreplace")) + 2 for t in texts}
+        self.within = {t: [e for e in universe if e and e in t] for t in texts}
+        self._splits: dict[tuple[object, ...], _Split] = {}
+        self._layouts: dict[tuple[str, ...], _Layout] = {}
+
+    def layout(self, entries: list[str]) -> _Layout:
+        key = tuple(entries)
+        found = self._layouts.get(key)
+        if found is None:
+            found = self._layouts[key] = _Layout(entries, self.codec)
+        return found
+
+    def split(
+        self, text: str, layout: _Layout, exclude: str | None = None, whole: bool = False
+    ) -> _Split:
+        """Cheapest STR_I/STR_T pieces for ``text`` without ``exclude``'s entry.
+
+        With ``whole`` the text is one piece: a reference to all of it, or inline."""
+        asked = (text, exclude, whole)
+        found = layout.splits.get(asked)
+        if found is None:
+            found = layout.splits[asked] = self._split(text, layout, exclude, whole)
+        return found
+
+    def _split(self, text: str, layout: _Layout, exclude: str | None, whole: bool) -> _Split:
+        inline = self.inline[text]
+        own = layout.ref_cost.get(text) if text != exclude else None
+        if own is not None and own <= inline:
+            return own, [self.index[text]]
+        if whole:
+            return inline, [text]
+        rank = layout.rank
+        present = [e for e in self.within[text] if e in rank and e != exclude]
+        if not present:
+            return inline, [text]
+        if len(present) > 1:
+            present.sort(key=rank.__getitem__)
+        costs = [layout.ref_cost[e] for e in present]
+        key = (text, *present, *costs)
+        found = self._splits.get(key)
+        if found is None:
+            options = [
+                (e, cost, i) for i, (e, cost) in enumerate(zip(present, costs, strict=True))
+            ]
+            total, pieces = _cheapest_pieces(text, self.codec, _occurrences(text, options))
+            index = self.index
+            found = self._splits[key] = (
+                total,
+                [index[present[p]] if isinstance(p, int) else p for p in pieces],
+            )
+        return found
+
+
+def _prune(
+    slots: dict[str, int], required: list[str], optional: list[str], pricer: _Pricer
+) -> list[str]:
+    """Drop optional entries whose references save less than the entry costs.
+
+    An entry's saving is measured by re-splitting, without it, every string whose
+    cheapest split uses it (a string that does not use an entry costs the same without
+    it); a few rounds, since dropping one entry changes what the others save. Above
+    ``_PRUNE_WORK_LIMIT`` characters to re-split, the candidate is left as it is, so
+    large documents cost linear work.
+    """
+    keep = list(optional)
+    for _ in range(3):
+        layout = pricer.layout(required + keep)
+        users: dict[int, list[str]] = {}  # entry -> texts whose split uses it
+        costs: dict[str, int] = {}
+        for text in slots:
+            if not pricer.within[text]:
+                continue  # no entry can touch it: it has the same cost under every table
+            costs[text], pieces = pricer.split(text, layout)
+            for piece in dict.fromkeys(p for p in pieces if isinstance(p, int)):
+                users.setdefault(piece, []).append(text)
+        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
+            return keep
+        dropped = []
+        for entry in keep:
+            saving = sum(
+                slots[text] * (pricer.split(text, layout, exclude=entry)[0] - costs[text])
+                for text in users.get(pricer.index[entry], ())
+            )
+            if saving <= len(entry.encode(pricer.codec, "xmlcharrefreplace")) + 1:
+                dropped.append(entry)
+        if not dropped:
+            break
+        keep = [e for e in keep if e not in dropped]
+    return keep
 
 
 def _size_prefix(text: str, codec: str) -> list[int]:
@@ -498,27 +630,18 @@ def _cheapest_pieces(
     open_: dict[int, int] = {n: 0}
     take: dict[int, tuple[int, int]] = {}
     extend: dict[int, bool] = {}
-
-    def next_start(i: int) -> int:
-        k = bisect_left(starts, i)
-        return starts[k] if k < len(starts) else n
-
-    def open_at(i: int) -> int:
-        q = next_start(i)
-        return prefix[q] - prefix[i] + open_[q]
-
-    def free_at(i: int) -> int:
-        if i in free:
-            return free[i]
-        return 2 + open_at(i)
-
-    for i in reversed(starts):
-        clen = prefix[i + 1] - prefix[i]
-        carry = clen + open_at(i + 1)
+    for k in range(len(starts) - 1, -1, -1):
+        i = starts[k]
+        q = starts[k + 1] if k + 1 < len(starts) else n  # the next start after i
+        carry = prefix[q] - prefix[i] + open_[q]  # this character, then the run goes on
         best = 2 + carry
         for length, cost, value in matches[i]:
-            if cost + free_at(i + length) < best:
-                best, take[i] = cost + free_at(i + length), (length, value)
+            after = free.get(i + length)
+            if after is None:  # not a start: open a run there and carry it on
+                q = _next_start(starts, i + length, n)
+                after = 2 + prefix[q] - prefix[i + length] + open_[q]
+            if cost + after < best:
+                best, take[i] = cost + after, (length, value)
         free[i] = best
         extend[i] = carry <= best
         open_[i] = min(carry, best)
@@ -527,10 +650,9 @@ def _cheapest_pieces(
     i = 0
     while i < n:
         if i not in free:  # no token starts here: the run carries on to the next start
-            q = next_start(i)
             if run_from < 0:
                 run_from = i
-            i = q
+            i = _next_start(starts, i, n)
             continue
         if run_from >= 0 and not extend[i]:
             pieces.append(text[run_from:i])
@@ -547,26 +669,17 @@ def _cheapest_pieces(
             i += chosen[0]
     if run_from >= 0:
         pieces.append(text[run_from:])
-    return free_at(0), pieces
+    total = free.get(0)
+    if total is None:
+        q = _next_start(starts, 0, n)
+        total = 2 + prefix[q] + open_[q]
+    return total, pieces
 
 
-def _segment(
-    text: str, layout: _Layout, codec: str, exclude: str | None = None, whole: bool = False
-) -> tuple[int, list[str | int]]:
-    """Cheapest STR_I/STR_T pieces for ``text``: (bytes, pieces; ints are offsets).
-
-    With ``whole`` the text is one piece: a reference to all of it, or inline."""
-    inline_cost = len(text.encode(codec, "xmlcharrefreplace")) + 2
-    at = layout.offset.get(text) if text != exclude else None
-    if at is not None and 1 + T.mb_u_int32_size(at) <= inline_cost:
-        return 1 + T.mb_u_int32_size(at), [at]
-    if whole:
-        return inline_cost, [text]
-    present = [e for e in layout.entries if e in text and e != exclude]
-    if not present:
-        return inline_cost, [text]
-    options = [(e, 1 + T.mb_u_int32_size(layout.offset[e]), layout.offset[e]) for e in present]
-    return _cheapest_pieces(text, codec, _occurrences(text, options))
+def _next_start(starts: list[int], i: int, n: int) -> int:
+    """The first token start at or after ``i`` (``n``, the end, when none is)."""
+    k = bisect_left(starts, i)
+    return starts[k] if k < len(starts) else n
 
 
 def _assemble(
@@ -580,53 +693,64 @@ def _assemble(
     *,
     use_table: bool,
 ) -> bytes:
-    placed = {item for item in plan if isinstance(item, _Slot)}
-    slots: Counter[str] = Counter(item.text for item in plan if isinstance(item, _Slot))
+    placed: dict[_Slot, int] = {}  # slot -> how often the plan places it
+    refs: dict[str, int] = {}  # string -> how often the plan references it
+    fixed = 0  # token octets, the same under every table
+    for item in plan:
+        if isinstance(item, bytes):
+            fixed += len(item)
+        elif isinstance(item, _Slot):
+            placed[item] = placed.get(item, 0) + 1
+        else:
+            refs[item.text] = refs.get(item.text, 0) + 1
+    slots: dict[str, int] = {}
+    for slot, k in placed.items():
+        slots[slot.text] = slots.get(slot.text, 0) + k
+    large = sum(len(text) for text in slots) > _LARGE_TEXT
+    found = _Candidates.of(slots, not large) if use_table else _Candidates([], [], [])
+    ladder = [found.whole, found.whole + found.words]
+    if not large:
+        ladder.append(ladder[1] + found.inner)
+    pricer = _Pricer(slots, list(dict.fromkeys(required + ladder[-1])), codec)
     strategies: list[list[str]] = [[]]
-    if use_table and sum(len(text) for text in slots) > _LARGE_TEXT:
-        strategies.append(_candidates(slots, True))  # large: the two plainest only
-    elif use_table:
-        for optional in (
-            _candidates(slots, False),
-            _candidates(slots, True),
-            _candidates(slots, True, True),
-        ):
-            for choice in (optional, _prune(slots, required, optional, codec)):
+    if large and ladder[1]:
+        strategies.append(ladder[1])  # large: the two plainest only
+    elif ladder[-1]:
+        for optional in ladder:
+            if optional in strategies:
+                continue  # a rung no longer than the one below: pruned alike
+            for choice in (optional, _prune(slots, required, optional, pricer)):
                 if choice not in strategies:
                     strategies.append(choice)
+    # Strings no candidate entry can touch are inline under every table.
+    priced = {slot: k for slot, k in placed.items() if pricer.within[slot.text]}
+    fixed += sum(k * pricer.inline[slot.text] for slot, k in placed.items() if slot not in priced)
     best: tuple[int, _Layout, dict[_Slot, list[str | int]]] | None = None
     for optional in strategies:
-        layout = _Layout(required + optional, codec)
-        splits = {slot: _segment(slot.text, layout, codec, whole=slot.whole) for slot in placed}
+        layout = pricer.layout(required + optional)
+        splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
         used = set(required)
         for _, split in splits.values():
-            used.update(layout.at[p] for p in split if isinstance(p, int))
-        if used != set(layout.offset):  # drop entries nothing references, re-place
-            layout = _Layout([s for s in required + optional if s in used], codec)
-            splits = {
-                slot: _segment(slot.text, layout, codec, whole=slot.whole) for slot in placed
-            }
-        size = _size(plan, layout, {slot: cost for slot, (cost, _) in splits.items()}, fpi)
+            used.update(pricer.universe[p] for p in split if isinstance(p, int))
+        if len(used) != len(layout.offset):  # drop entries nothing references, re-place
+            layout = pricer.layout([s for s in required + optional if s in used])
+            splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
+        # What _emit would write, less the header octets every table shares.
+        size = T.mb_u_int32_size(len(layout.data)) + len(layout.data) + fixed
+        if fpi is not None:
+            size += T.mb_u_int32_size(layout.offset[fpi])
+        size += sum(k * layout.ref_cost[text] for text, k in refs.items())
+        size += sum(k * splits[slot][0] for slot, k in priced.items())
         if best is None or size < best[0]:
             best = size, layout, {slot: split for slot, (_, split) in splits.items()}
     assert best is not None
-    return _emit(plan, best[1], best[2], fpi, number, version, mib, codec)
-
-
-def _size(plan: list[_Item], layout: _Layout, costs: dict[_Slot, int], fpi: str | None) -> int:
-    """What ``_emit`` would write, less the header octets every strategy shares: the
-    strategies are compared without encoding each (``_segment``'s costs are exact)."""
-    size = T.mb_u_int32_size(len(layout.data)) + len(layout.data)
-    if fpi is not None:
-        size += T.mb_u_int32_size(layout.offset[fpi])
-    for item in plan:
-        if isinstance(item, bytes):
-            size += len(item)
-        elif isinstance(item, _Ref):
-            size += 1 + T.mb_u_int32_size(layout.offset[item.text])
-        else:
-            size += costs[item]
-    return size
+    _, layout, chosen = best
+    offsets = [layout.offset.get(text, -1) for text in pricer.universe]
+    pieces = {
+        slot: [offsets[p] if isinstance(p, int) else p for p in split]
+        for slot, split in chosen.items()
+    }
+    return _emit(plan, layout, pieces, fpi, number, version, mib, codec)
 
 
 def _emit(
@@ -658,7 +782,7 @@ def _emit(
         else:
             chunk = cache.get(item)
             if chunk is None:
-                chunk = cache[item] = _slot_bytes(pieces[item], codec)
+                chunk = cache[item] = _slot_bytes(pieces.get(item, [item.text]), codec)
             out += chunk
     return bytes(out)
 

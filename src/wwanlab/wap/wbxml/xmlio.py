@@ -14,6 +14,7 @@ from typing import Literal
 from xml.parsers import expat
 
 from wwanlab.wap.wbxml.errors import WbxmlError
+from wwanlab.wap.wbxml.tables import ALL_TABLES
 from wwanlab.wap.wbxml.tree import (
     Document,
     Element,
@@ -52,30 +53,69 @@ def parse_xml(
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.UseForeignDTD(True)  # undeclared &nbsp; is skipped, not fatal, without DOCTYPE
-    stack: list[Element] = []
-    roots: list[Element] = []
-    before: list[ProcessingInstruction] = []
-    after: list[ProcessingInstruction] = []
-    doctype: dict[str, str | None] = {"public": None, "system": None}
-    text: list[str] = []
+    builder = _TreeBuilder(whitespace, max_depth)
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.chars
+    parser.ProcessingInstructionHandler = builder.pi
+    parser.SkippedEntityHandler = builder.skipped
+    parser.StartDoctypeDeclHandler = builder.start_doctype
+    parser.EntityDeclHandler = _refuse_entity_decl
+    parser.ordered_attributes = True
+    parser.buffer_text = True  # one call per run of text, not one per line or entity
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise WbxmlError(f"malformed XML: {exc}") from None
+    if not builder.roots:
+        raise WbxmlError("malformed XML: no root element")
+    if whitespace == "collapse":
+        collapse(builder.roots[0])
+    return Document(
+        root=builder.roots[0],
+        public_id=builder.public_id,
+        system_id=builder.system_id,
+        before=builder.before,
+        after=builder.after,
+    )
 
-    def flush() -> None:
-        if not text:
+
+class _TreeBuilder:
+    """expat's handlers for ``parse_xml``: they build the tree on an explicit stack.
+
+    A class rather than closures: compiled, closures share an environment that refers
+    back to them, a cycle that kept every parsed tree alive until the garbage
+    collector ran."""
+
+    def __init__(self, whitespace: Whitespace, max_depth: int) -> None:
+        self.whitespace = whitespace
+        self.max_depth = max_depth
+        self.stack: list[Element] = []
+        self.roots: list[Element] = []
+        self.before: list[ProcessingInstruction] = []
+        self.after: list[ProcessingInstruction] = []
+        self.public_id: str | None = None
+        self.system_id: str | None = None
+        self.text: list[str] = []
+
+    def flush(self) -> None:
+        if not self.text:
             return
-        chunk = "".join(text)
-        text.clear()
-        if whitespace == "trim":
+        chunk = "".join(self.text)
+        self.text.clear()
+        if self.whitespace == "trim":
             chunk = chunk.strip(XML_SPACE)
-        kept = whitespace in ("preserve", "collapse") or chunk.strip(XML_SPACE)
-        if stack and chunk and kept:
-            stack[-1].children.append(chunk)
+        kept = self.whitespace in ("preserve", "collapse") or chunk.strip(XML_SPACE)
+        if self.stack and chunk and kept:
+            self.stack[-1].children.append(chunk)
 
-    def start(name: str, attrs: list[str]) -> None:
-        flush()
-        if roots and not stack:
+    def start(self, name: str, attrs: list[str]) -> None:
+        self.flush()
+        stack = self.stack
+        if self.roots and not stack:
             raise WbxmlError("more than one root element")
-        if len(stack) >= max_depth:
-            raise WbxmlError(f"XML nested deeper than {max_depth} elements")
+        if len(stack) >= self.max_depth:
+            raise WbxmlError(f"XML nested deeper than {self.max_depth} elements")
         pairs: list[tuple[str, list[Part]]] = [
             (attrs[i], [attrs[i + 1]]) for i in range(0, len(attrs), 2)
         ]
@@ -83,61 +123,38 @@ def parse_xml(
         if stack:
             stack[-1].children.append(element)
         else:
-            roots.append(element)
+            self.roots.append(element)
         stack.append(element)
 
-    def end(_name: str) -> None:
-        flush()
-        stack.pop()
+    def end(self, _name: str) -> None:
+        self.flush()
+        self.stack.pop()
 
-    def chars(data: str) -> None:
-        if stack:
-            text.append(data)
+    def chars(self, data: str) -> None:
+        if self.stack:
+            self.text.append(data)
 
-    def pi(target: str, data: str) -> None:
-        flush()
+    def pi(self, target: str, data: str) -> None:
+        self.flush()
         node = ProcessingInstruction(target, data)
-        if stack:
-            stack[-1].children.append(node)
+        if self.stack:
+            self.stack[-1].children.append(node)
         else:
-            (after if roots else before).append(node)
+            (self.after if self.roots else self.before).append(node)
 
-    def skipped(name: str, is_parameter: int) -> None:
+    def skipped(self, name: str, is_parameter: int) -> None:
         code = html.entities.name2codepoint.get(name)
         if is_parameter or code is None:
             raise WbxmlError(f"undefined entity &{name};")
-        chars(chr(code))
+        self.chars(chr(code))
 
-    def entity_decl(name: str, is_parameter: int, *_rest: object) -> None:
-        kind = "parameter entity" if is_parameter else "entity"
-        raise WbxmlError(f"{kind} declaration {name!r} refused (entity expansion is not allowed)")
+    def start_doctype(self, _name: str, system: str | None, public: str | None, _int: int) -> None:
+        self.public_id, self.system_id = public, system
 
-    def start_doctype(_name: str, system: str | None, public: str | None, _int: int) -> None:
-        doctype["public"], doctype["system"] = public, system
 
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
-    parser.ProcessingInstructionHandler = pi
-    parser.SkippedEntityHandler = skipped
-    parser.StartDoctypeDeclHandler = start_doctype
-    parser.EntityDeclHandler = entity_decl
-    parser.ordered_attributes = True
-    try:
-        parser.Parse(data, True)
-    except expat.ExpatError as exc:
-        raise WbxmlError(f"malformed XML: {exc}") from None
-    if not roots:
-        raise WbxmlError("malformed XML: no root element")
-    if whitespace == "collapse":
-        collapse(roots[0])
-    return Document(
-        root=roots[0],
-        public_id=doctype["public"],
-        system_id=doctype["system"],
-        before=before,
-        after=after,
-    )
+def _refuse_entity_decl(name: str, is_parameter: int, *_rest: object) -> None:
+    kind = "parameter entity" if is_parameter else "entity"
+    raise WbxmlError(f"{kind} declaration {name!r} refused (entity expansion is not allowed)")
 
 
 NOT_XML_10 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -145,6 +162,9 @@ NOT_XML_10 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 _ATTR_SPACE = {"\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
 """Whitespace a parser would turn into spaces in an attribute (XML 1.0 section 3.3.3)."""
+_PLAIN_TEXT = re.compile("[^&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*")
+_PLAIN_VALUE = re.compile('[^&<>\r"\t\n\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*')
+"""Text (attribute values) that ``_escape`` would return unchanged."""
 
 _NAME_START = (
     ":A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff"
@@ -165,6 +185,8 @@ def _escape(text: str, quote: bool = False) -> str:
     forbids become references, which only XML 1.1 parsers accept; NUL, which no XML
     can hold, raises ``WbxmlError``.
     """
+    if (_PLAIN_VALUE if quote else _PLAIN_TEXT).fullmatch(text):
+        return text
     if "\x00" in text:
         raise WbxmlError("NUL cannot be written in XML")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -213,8 +235,17 @@ def _part_xml(part: Part, quote: bool) -> str:
     return "<![CDATA[" + cdata + "]]>"
 
 
+_TABLE_NAMES = frozenset(
+    name
+    for table in ALL_TABLES
+    for name in (*table.tags.values(), *(n for n, _ in table.attr_starts.values()))
+    if _NAME.fullmatch(name)
+)
+"""The token tables' element and attribute names that are XML names, checked once."""
+
+
 def _name(name: str, what: str) -> str:
-    if _NAME.fullmatch(name) is None:
+    if name not in _TABLE_NAMES and _NAME.fullmatch(name) is None:
         raise WbxmlError(f"{what} {name!r} is not an XML name: cannot be written as XML")
     return name
 
@@ -237,6 +268,7 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
     work: list[tuple[Element | ProcessingInstruction | Part, int, str | None]] = [
         (doc.root, 0, None)
     ]
+    names: set[str] = set()  # element and attribute names already checked
     while work:
         item, depth, closing = work.pop()
         pad = (
@@ -247,14 +279,16 @@ def to_xml(doc: Document, *, indent: bool = False) -> bytes:
         if closing is not None:
             out.append(pad + closing)
         elif isinstance(item, Element):
-            _name(item.tag, "element")
-            attrs = _attributes_xml(item)
+            if item.tag not in names:
+                names.add(_name(item.tag, "element"))
+            attrs = _attributes_xml(item, names)
             if not item.children:
                 out.append(f"{pad}<{item.tag}{attrs}/>")
                 continue
             out.append(f"{pad}<{item.tag}{attrs}>")
+            # A tuple, not Element | ProcessingInstruction: that builds a union per call.
             mixed = depth < 0 or any(
-                not isinstance(c, Element | ProcessingInstruction) for c in item.children
+                not isinstance(c, (Element, ProcessingInstruction)) for c in item.children
             )
             work.append((item, -1 if mixed else depth, f"</{item.tag}>"))
             for child in reversed(item.children):
@@ -279,7 +313,8 @@ def _doctype(doc: Document) -> str:
     return f'<!DOCTYPE {_name(doc.root.tag, "element")} PUBLIC "{public}" "{system}">\n'
 
 
-def _attributes_xml(element: Element) -> str:
+def _attributes_xml(element: Element, names: set[str]) -> str:
+    """The attributes as XML; ``names`` holds the names known to be XML names."""
     seen: set[str] = set()
     out = []
     for name, parts in element.attributes:
@@ -287,7 +322,9 @@ def _attributes_xml(element: Element) -> str:
             raise WbxmlError(f"attribute {name!r} given twice on <{element.tag}>")
         seen.add(name)
         value = "".join(_part_xml(p, True) for p in parts)
-        out.append(f' {_name(name, "attribute")}="{value}"')
+        if name not in names:
+            names.add(_name(name, "attribute"))
+        out.append(f' {name}="{value}"')
     return "".join(out)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -63,6 +64,22 @@ class TokenTable:
         return index
 
     @cached_property
+    def attr_prefixes(self) -> dict[str, tuple[list[int], dict[str, list[tuple[str, int, int]]]]]:
+        """Attribute name -> (its prefix lengths, longest first; prefix -> its choices).
+
+        The choices a value can start with are then found by slicing the value at each
+        length instead of trying every prefix (provisioning's ``name`` has 87); within
+        a prefix they keep ``attr_tokens``' order."""
+        index: dict[str, tuple[list[int], dict[str, list[tuple[str, int, int]]]]] = {}
+        for name, choices in self.attr_tokens.items():
+            by_prefix: dict[str, list[tuple[str, int, int]]] = {}
+            for choice in choices:
+                by_prefix.setdefault(choice[0], []).append(choice)
+            lengths = sorted({len(prefix) for prefix in by_prefix}, reverse=True)
+            index[name] = (lengths, by_prefix)
+        return index
+
+    @cached_property
     def value_tokens(self) -> dict[str, list[tuple[str, int, int]]]:
         """First character -> (value string, page, token), longest first."""
         index: dict[str, list[tuple[str, int, int]]] = {}
@@ -71,6 +88,23 @@ class TokenTable:
         for choices in index.values():
             choices.sort(key=lambda c: (-len(c[0]), c[1]))
         return index
+
+    @cached_property
+    def value_pattern(self) -> re.Pattern[str] | None:
+        """Matches where any attribute-value string occurs (one scan instead of one per
+        value), or None when the table has none."""
+        values = sorted(set(self.attr_values.values()))
+        return re.compile("|".join(map(re.escape, values))) if values else None
+
+    @cached_property
+    def by_code(self) -> tuple[dict[int, str], dict[int, tuple[str, str]], dict[int, str]]:
+        """``tags``, ``attr_starts`` and ``attr_values`` keyed by ``page << 8 | token``:
+        the decoder looks one up per token, and an int key needs no tuple built."""
+        return (
+            {page << 8 | token: v for (page, token), v in self.tags.items()},
+            {page << 8 | token: v for (page, token), v in self.attr_starts.items()},
+            {page << 8 | token: v for (page, token), v in self.attr_values.items()},
+        )
 
     @cached_property
     def page_namespaces(self) -> dict[int, str]:
