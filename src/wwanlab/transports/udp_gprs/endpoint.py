@@ -320,6 +320,7 @@ class UdpGprsChannel:
     def _flush(self, now: float) -> None:
         """New DATA within credit, then an owed NAK, else an owed ACK."""
         out = self.outbound
+        arm = self._rto_at is None and out.sendable()
         while out.sendable():
             seq, sent = out.take(now)
             self._send(
@@ -327,8 +328,8 @@ class UdpGprsChannel:
                 now,
             )
             self.stats.data_sent += 1
-            if self._rto_at is None:
-                self._rto_at = now + out.rto
+        if arm:
+            self._rto_at = now + out.rto  # RFC 6298 5.1, for the whole flight just sent
         if self._nak_owed:
             self._nak_owed = False
             missing = self.inbound.due(now)
