@@ -62,3 +62,17 @@ def test_the_bench_sizes_udp_gprs_to_serial_9k6():
     assert config.credit == 4492  # 1548 octets of bandwidth-delay product + 2 * 1472
     assert config.nak_interval == pytest.approx(rtt + (4492 + 1472) * 8 / config.line_bps)
     assert config.nak_interval == pytest.approx(7.866, abs=5e-4)
+
+
+def test_a_later_message_puts_the_tail_probe_off_until_it_can_have_crossed():
+    client = UdpGprsChannel.client(SERVER_ADDR, random.Random(3), LINE)
+    server = UdpGprsChannel.server(LINE)
+    p = Pair(client, server, latency=0.05, drop=lambda side, i, d: side == "client")
+    client.send_message(bytes(8), 0.0)  # a 28-octet DATA: RTO max(3 s, 1.028 s)
+    p.run(until=1.0)
+    client.send_message(bytes(2 * FULL), 1.0)  # then 28 + 2 * 1472 octets in flight
+    p.run(until=6.0)
+    data = [s for s in p.sent("client") if decode(s.data, MAX_DATAGRAM).kind.name == "DATA"]
+    probe = 1.0 + 1.0 + (28 + 2 * MAX_DATAGRAM) * 8 / 8000
+    assert [s.sent_at for s in data] == [0.0, 1.0, 1.0, pytest.approx(probe)]
+    assert decode(data[3].data, MAX_DATAGRAM).seq == 2
