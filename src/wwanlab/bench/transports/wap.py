@@ -9,7 +9,7 @@ host's loopback; the client inside runs ``wwanlab get --json``. Two timer profil
   ends (``--retry-link``, ``wap.wtp.bearer``): WTP 9.4.1 leaves the timer values to
   the bearer, and Appendix A's one R per bearer must cover a whole group (6.8 s on
   serial-9k6), so a lost Connect or a lost resent packet waits as long; sized, they
-  wait 2.6 s and 2.5 s there.
+  wait 2.37 s and 2.31 s there.
 """
 
 import sys
