@@ -62,6 +62,8 @@ def test_the_bench_sizes_udp_gprs_to_serial_9k6():
     assert config.credit == 4492  # 1548 octets of bandwidth-delay product + 2 * 1472
     assert config.nak_interval == pytest.approx(rtt + (4492 + 1472) * 8 / config.line_bps)
     assert config.nak_interval == pytest.approx(7.866, abs=5e-4)
+    assert config.rto_initial == pytest.approx(rtt)  # 1.62 s, not 3 s
+    assert config_for(get_preset("vdeldrop")).rto_initial == 1.0  # RFC 6298 2.4's floor
 
 
 def test_a_later_message_puts_the_tail_probe_off_until_it_can_have_crossed():

@@ -35,12 +35,19 @@ def config_for(preset: Preset) -> UdpGprsConfig:
     """The default configuration sized to ``preset``'s downlink by the defaults' own
     rules for '3+1' (config.py): the credit its bandwidth-delay product plus two full
     datagrams, the NAK repeat the longest a repair can take (a round trip, then a full
-    credit and the repair serialised), and the line's rate for the RTO's floor."""
+    credit and the repair serialised), the RTO before any sample the link's round trip
+    (not paper 003's worst WWAN one; at least RFC 6298's 1 s floor), and the line's
+    rate for the RTO's floor."""
     bps, rtt = link_of(preset)
     base = UdpGprsConfig()
     credit = min(math.ceil(bps * rtt / 8) + 2 * MAX_DATAGRAM, base.buffer)
-    nak_interval = rtt + (credit + MAX_DATAGRAM) * 8 / bps
-    return dataclasses.replace(base, credit=credit, nak_interval=nak_interval, line_bps=bps)
+    return dataclasses.replace(
+        base,
+        credit=credit,
+        nak_interval=rtt + (credit + MAX_DATAGRAM) * 8 / bps,
+        rto_initial=min(max(base.rto_min, rtt), base.rto_max),
+        line_bps=bps,
+    )
 
 
 @contextlib.asynccontextmanager
@@ -64,6 +71,7 @@ async def serve(ctx: ServeContext) -> AsyncIterator[Params]:
             "port": port,
             "credit": config.credit,
             "nak_interval": config.nak_interval,
+            "rto_initial": config.rto_initial,
             "line_bps": config.line_bps,
         }
     finally:
@@ -78,6 +86,7 @@ async def fetch(params: Params, path: str) -> Fetched:
         UdpGprsConfig(),
         credit=int(params["credit"]),
         nak_interval=float(params["nak_interval"]),
+        rto_initial=float(params["rto_initial"]),
         line_bps=float(params["line_bps"]),
     )
     started = time.perf_counter()
