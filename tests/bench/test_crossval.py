@@ -18,9 +18,10 @@ from wwanlab.link.presets import SERIAL_MTU
 def test_simulated_download_without_loss_is_deterministic_and_at_the_line_rate():
     goodputs = simulated(12000, 0.0, 3, seed=1)
     assert len(set(goodputs)) == 1
-    # 8 full segments and one of 320 octets (+ 40 header and 8 PPP octets each) on a
-    # 960 octet/s line; the handshake and the request add less than half a second.
-    line_time = (8 * (SERIAL_MTU + 8) + 320 + 48) / 960
+    # The body and an 81-octet head in 8 full segments (1448 octets of data beside the
+    # timestamps) and one of 497 octets (+ 52 header and 8 PPP octets each) on a 960
+    # octet/s line; the handshake and the request add less than half a second.
+    line_time = (8 * (SERIAL_MTU + 8) + 497 + 60) / 960
     assert line_time < 12000 * 8 / goodputs[0] < line_time + 0.5
 
 

@@ -73,12 +73,14 @@ def test_python_clients_run_the_client_module():
 
 def test_wtp_clients_run_wwanlab_get_with_the_servers_retry_interval():
     params = {"gateway": "10.0.0.1:9201", "origin": "127.0.0.1:80", "retry": 6.814}
-    argv = registry.REGISTRY["wtp-tuned"].command(params, "/f/4000")
+    argv = registry.REGISTRY["wtp-tuned"].command({**params, "link": "serial-9k6"}, "/f/4000")
     assert argv[0].endswith("wwanlab")
     assert argv[1:] == [
         "get", "http://127.0.0.1:80/f/4000", "--gateway", "10.0.0.1:9201", "--json",
-        "--retry-interval", "6.814", "--timeout", "3600",
+        "--retry-interval", "6.814", "--timeout", "3600", "--retry-link", "serial-9k6",
     ]  # fmt: skip
+    paper = registry.REGISTRY["wtp-paper"].command({**params, "link": ""}, "/f/4000")
+    assert paper[-2:] == ["--timeout", "3600"]
 
 
 def test_tuned_retry_interval_covers_a_group_and_the_round_trip():

@@ -4,12 +4,13 @@ HTTP downloads of paper 000's file sizes over serial-9k6 at 0% and 10% loss (pap
 000 section 3.1), by the kernel's TCP (reno and cubic, chosen per socket with
 ``TCP_CONGESTION``, through ``wwanlab.emu``) and by the simulator's sans-IO TCP
 configured like Linux (``TcpConfig.linux``: minimum RTO 200 ms, initial window 10,
-SACK) on the same preset (``experiments.transfers.http_transfer``). Both measure the
-same interval: from the client's first packet (before the handshake) to the body's
-last octet at the client. At 0% loss the two should agree within ``AGREEMENT`` of
-goodput; at 10% they are reported side by side, since the kernel recovers with RACK-TLP
-(RFC 8985) and a loss-probe timer the simulator does not model (both have F-RTO, RFC
-5682; docs/tcp.md has the table before and after it).
+SACK, and the timestamps the kernel puts on every segment) on the same preset
+(``experiments.transfers.http_transfer``). Both measure the same interval: from the
+client's first packet (before the handshake) to the body's last octet at the client.
+At 0% loss the two should agree within ``AGREEMENT`` of goodput; at 10% they are
+reported side by side, since the kernel recovers with RACK-TLP (RFC 8985) and a
+loss-probe timer the simulator does not model (both have F-RTO, RFC 5682; docs/tcp.md
+has the table before and after it).
 """
 
 import statistics
@@ -33,7 +34,7 @@ AGREEMENT = 0.05  # issue 11 item 6: goodputs within 5% at 0% loss
 
 def simulated(size: int, loss: float, reps: int, seed: int) -> list[float]:
     """Goodputs (bit/s) of ``reps`` simulated downloads, first packet to last octet."""
-    config = TcpConfig.linux(Variant.SACK)
+    config = TcpConfig.linux(Variant.SACK, timestamps=True)
     goodputs = []
     for rep in range(reps):
         run_seed = derive_seed(seed, "crossval", str(size), str(loss), str(rep))

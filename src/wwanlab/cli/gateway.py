@@ -14,9 +14,11 @@ from wwanlab.aio.gateway import BindError, GatewayConfig, serve
 from wwanlab.cli.config_file import apply_config_file
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
+from wwanlab.link.presets import get_preset
 from wwanlab.wap.gateway.limits import GatewayLimits
 from wwanlab.wap.gateway.policy import OriginPolicy
 from wwanlab.wap.wsp.constants import CONNECTION_ORIENTED_PORT, CONNECTIONLESS_PORT
+from wwanlab.wap.wtp.bearer import sized_retry
 from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, WtpConfig
 
 
@@ -92,6 +94,14 @@ def register(app: typer.Typer) -> None:
         retry_interval: Annotated[
             float, typer.Option(help="WTP retry interval R in seconds (WTP 9.4.1).")
         ] = L_R_WITH_USER_ACK,
+        retry_link: Annotated[
+            str | None,
+            typer.Option(
+                metavar="PRESET",
+                help="Size R at each start to what was sent, for this link preset's "
+                "line (tuned, not WTP's fixed R; docs/transports.md).",
+            ),
+        ] = None,
         fakewap_quirks: Annotated[
             bool,
             typer.Option(
@@ -131,7 +141,9 @@ def _config(o: dict[str, Any]) -> GatewayConfig:
             max_message_size=o["max_message"],
             idle_timeout=o["idle_timeout"],
         )
-        wtp = WtpConfig(retry_interval=o["retry_interval"])
+        link = o["retry_link"]
+        sized = None if link is None else sized_retry(get_preset(link), "down", responder=True)
+        wtp = WtpConfig(retry_interval=o["retry_interval"], sized_retry=sized)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if o["retry_interval"] <= 0 or o["max_fetches"] < 1:

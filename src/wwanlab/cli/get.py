@@ -24,6 +24,8 @@ from wwanlab.aio.client import (
 from wwanlab.cli.common import print_json
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
+from wwanlab.link.presets import get_preset
+from wwanlab.wap.wtp.bearer import sized_retry
 from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, WtpConfig
 from wwanlab.web.media_type import MediaTypeError, parse_media_type
 
@@ -167,6 +169,14 @@ def register(app: typer.Typer) -> None:
         retry_interval: Annotated[
             float, typer.Option(help="WTP retry interval R in seconds (WTP 9.4.1).")
         ] = L_R_WITH_USER_ACK,
+        retry_link: Annotated[
+            str | None,
+            typer.Option(
+                metavar="PRESET",
+                help="Size R at each start to what was sent, for this link preset's "
+                "line (tuned, not WTP's fixed R; docs/transports.md).",
+            ),
+        ] = None,
         json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     ) -> None:
         """Fetch URL through a WAP gateway; print status, headers, body size and time."""
@@ -186,6 +196,11 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"--content-type: {exc}") from None
         if not retry_interval > 0 or math.isinf(retry_interval):
             raise UsageError(f"--retry-interval {retry_interval} must be positive")
+        sized = (
+            None
+            if retry_link is None
+            else sized_retry(get_preset(retry_link), "up", responder=False)
+        )
         address = parse_gateway(gateway, connectionless)
         body: bytes | None = None
         if data is not None:
@@ -202,7 +217,7 @@ def register(app: typer.Typer) -> None:
                     data=body,
                     content_type=content_type,
                     timeout=timeout,
-                    wtp=WtpConfig(retry_interval=retry_interval),
+                    wtp=WtpConfig(retry_interval=retry_interval, sized_retry=sized),
                 )
             )
         except GatewayUnresolved as exc:

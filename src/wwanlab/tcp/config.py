@@ -81,6 +81,7 @@ class TcpConfig:
     time_wait: float = 2 * MSL  # RFC 9293 3.4.2; shorten for simulations
     initial_ssthresh: int = INITIAL_SSTHRESH
     frto: bool = False  # RFC 5682: detect spurious RTOs (Linux: on, net.ipv4.tcp_frto)
+    timestamps: bool = False  # RFC 7323 3: offer TSopt (Linux: on, net.ipv4.tcp_timestamps)
     # For a sender that knows the link it feeds (the TCP-WWAN proxy, paper 003 4.3.1):
     fixed_window: int = 0  # bytes: cwnd from the start and always (0: congestion control)
     pacing_bps: float = 0.0  # IP bits/s: data segments leave one segment time apart
@@ -116,7 +117,9 @@ class TcpConfig:
     def linux(cls, variant: Variant = Variant.SACK, **overrides: object) -> "TcpConfig":
         """Linux's values: IW10, 200 ms RTO floor on the variance term, 120 s maximum
         RTO, 40 ms delayed ACK with 16 quick ACKs at the start, 60 s TIME_WAIT, window
-        scaling, F-RTO with the undo of ``tcp_try_undo_loss``."""
+        scaling, F-RTO with the undo of ``tcp_try_undo_loss``. Timestamps (Linux offers
+        them) stay off unless asked for: the pinned reproductions were run without them;
+        a comparison with a kernel octet for octet passes ``timestamps=True``."""
         base = cls(
             variant,
             initial_window=InitialWindow.RFC6928,

@@ -19,6 +19,12 @@ reduction as Linux's ``tcp_try_undo_loss`` does: cwnd and ssthresh back to at le
 their values before it. Like Linux, F-RTO also runs on a timeout that recurs before
 any ACK (the same SND.UNA), which RFC 5682 step 1 would leave to RTO recovery.
 
+With ``TcpConfig.timestamps`` both SYNs offer TSopt (RFC 7323 3) and, when both did,
+every segment carries TSval (a millisecond clock) and the echo of RFC 7323 4.3, and
+its 12 octets come out of each segment's data (RFC 6691). They are carried for their
+octets, which a 9.6 kbit/s line charges: RTT samples still come from the ACKs, and
+PAWS (RFC 7323 5) is not run.
+
 Three options serve a sender that knows the link it feeds, the TCP-WWAN proxy of paper
 003 section 4.3.1 (see docs/tcp.md): ``fixed_window`` (cwnd is the link's
 bandwidth-delay product from the first flight on, never grown, halved or collapsed),
@@ -150,6 +156,9 @@ class TcpConnection:
         self._rcv_wscale = 0
         self._ws_ok = False
         self._sack_ok = False
+        self._ts_ok = False  # both ends sent TSopt in their SYNs (RFC 7323 3.2)
+        self._ts_recent = 0  # RFC 7323 4.3 "TS.Recent": the TSval we echo
+        self._last_ack_sent = 0  # RFC 7323 4.3 "Last.ACK.sent"
         self._reorder = ReorderQueue()
         self._peer_fin: int | None = None
         self._unread = 0  # delivered but not yet acknowledged by the user
@@ -231,7 +240,7 @@ class TcpConnection:
     def abort(self, now: float, reason: str) -> None:
         """Send a RST and forget the connection (RFC 9293 3.10.5)."""
         if self.state in SYNCHRONIZED or self.state is State.SYN_RECEIVED:
-            self._emit(self.snd_nxt, RST | ACK, b"")
+            self._emit(now, self.snd_nxt, RST | ACK, b"")
         self._events.append(ConnectionAborted(self.conn_id, reason))
         self._finish(now)
 
@@ -314,7 +323,7 @@ class TcpConnection:
         """Zero-window probe (RFC 9293 3.8.6.1, RFC 1122 4.2.2.17): an old sequence
         number, as Linux sends, so the peer answers with its current window."""
         self.stats.window_probes += 1
-        self._emit(self.snd_una - 1, ACK, b"")
+        self._emit(now, self.snd_una - 1, ACK, b"")
         self._probes += 1
         backoff = self.rto.rto * (1 << min(self._probes, 16))
         self.persist_deadline = now + min(backoff, self.config.rto_max)
@@ -332,7 +341,7 @@ class TcpConnection:
         self.stall_probes += 1
         self._stalled = True
         self.rto.backoff()
-        self._emit(self.snd_una - 1, ACK, b"")
+        self._emit(now, self.snd_una - 1, ACK, b"")
         self.rto_deadline = now + self.rto.rto
 
     def _resend_after_stall(self, now: float) -> None:
@@ -400,7 +409,7 @@ class TcpConnection:
         ack = unwrap(seg.ack, self.snd_una)
         if seg.flags & ACK and not self.iss < ack <= self.snd_max:
             if not seg.flags & RST:
-                self._emit(ack, RST, b"")
+                self._emit(now, ack, RST, b"")
             return
         if seg.flags & RST:
             if seg.flags & ACK:
@@ -432,6 +441,10 @@ class TcpConnection:
             self._snd_wscale = seg.wscale
             self._rcv_wscale = _wscale_for(cfg.receive_buffer)
         self._sack_ok = cfg.variant is Variant.SACK and seg.sack_permitted
+        self._ts_ok = cfg.timestamps and seg.tsval is not None
+        if self._ts_ok:
+            self._ts_recent = seg.tsval or 0
+            self.smss -= wire.TIMESTAMPS_LEN  # RFC 6691 2: the MSS excludes options
         self._rcv_adv = self.rcv_nxt + cfg.receive_buffer
         if cfg.variant is Variant.SACK and not self._sack_ok:
             self.variant = Variant.NEWRENO  # the peer cannot SACK: fall back, as Linux
@@ -460,6 +473,9 @@ class TcpConnection:
                 if self.state is State.TIME_WAIT and flags & FIN:  # RFC 9293 3.10.7.4
                     self.time_wait_deadline = now + self.config.time_wait
             return
+        # RFC 7323 4.3 (2): echo the newest TSval of a segment we have acknowledged up to.
+        if self._ts_ok and seg.tsval is not None and seq <= self._last_ack_sent:
+            self._ts_recent = seg.tsval
         # Second: RST.
         if flags & RST:
             self._events.append(ConnectionReset(self.conn_id))
@@ -475,7 +491,7 @@ class TcpConnection:
         ack = unwrap(seg.ack, self.snd_una)
         if self.state is State.SYN_RECEIVED:
             if not self.snd_una < ack <= self.snd_max:
-                self._emit(ack, RST, b"")
+                self._emit(now, ack, RST, b"")
                 return
             self.state = next_state(self.state, Input.RCV_ACK_OF_SYN)
             self.snd_wnd = seg.window << self._snd_wscale
@@ -911,7 +927,7 @@ class TcpConnection:
                 self._window_output(now)
         if self._ack_now and self.state is not State.SYN_SENT:
             self.stats.pure_acks_sent += 1
-            self._emit(self.snd_nxt if self.state in SYNCHRONIZED else self.snd_max, ACK, b"")
+            self._emit(now, self.snd_nxt if self.state in SYNCHRONIZED else self.snd_max, ACK, b"")
 
     def _window_output(self, now: float) -> None:
         cfg = self.config
@@ -1018,7 +1034,7 @@ class TcpConnection:
             elif self._rtt_seq is None:
                 self._rtt_seq, self._rtt_time = start, now
         stats.bytes_sent += len(payload)
-        length = self._emit(start, flags, payload)
+        length = self._emit(now, start, flags, payload)
         if self.pacer is not None:
             self.pacer.sent(IPV4_HEADER + length, now)
         if self.rto_deadline is None:
@@ -1029,31 +1045,46 @@ class TcpConnection:
         if self.state is State.SYN_RECEIVED:  # answer only what the peer offered
             flags = SYN | ACK
             options = wire.encode_options(
-                cfg.mss, self._rcv_wscale if self._ws_ok else None, self._sack_ok
+                cfg.mss,
+                self._rcv_wscale if self._ws_ok else None,
+                self._sack_ok,
+                timestamps=(_ts_clock(now), self._ts_recent) if self._ts_ok else None,
             )
         else:
             flags = SYN
             wscale = _wscale_for(cfg.receive_buffer) if cfg.window_scale else None
-            options = wire.encode_options(cfg.mss, wscale, cfg.variant is Variant.SACK)
+            options = wire.encode_options(
+                cfg.mss,
+                wscale,
+                cfg.variant is Variant.SACK,
+                timestamps=(_ts_clock(now), 0) if cfg.timestamps else None,
+            )
         if self._retries:
             self.stats.retransmissions += 1
         elif self._rtt_seq is None:
             self._rtt_seq, self._rtt_time = self.iss, now
         self.snd_nxt = self.snd_max = self.iss + 1
-        self._emit(self.iss, flags, b"", options)
+        self._emit(now, self.iss, flags, b"", options)
         self.rto_deadline = now + self.rto.rto
 
-    def _emit(self, seq: int, flags: int, payload: bytes, options: bytes = b"") -> int:
+    def _emit(self, now: float, seq: int, flags: int, payload: bytes, options: bytes = b"") -> int:
         """Queue one segment; its length in octets."""
         if flags & ACK:
             self._ack_now = False
             self._unacked = 0
             self.delack_deadline = None
+            self._last_ack_sent = self.rcv_nxt
+            # A SYN,ACK carries its TSopt among the SYN options (_send_syn).
+            stamp = None if flags & SYN or not self._ts_ok else (_ts_clock(now), self._ts_recent)
             if self._sack_ok and len(self._reorder):
-                blocks = self._reorder.sack_blocks(wire.MAX_SACK_BLOCKS)
+                most = wire.MAX_SACK_BLOCKS_WITH_TS if stamp else wire.MAX_SACK_BLOCKS
+                blocks = self._reorder.sack_blocks(most)
                 options += wire.encode_options(
-                    sack_blocks=tuple((a % SEQ_MOD, b % SEQ_MOD) for a, b in blocks)
+                    sack_blocks=tuple((a % SEQ_MOD, b % SEQ_MOD) for a, b in blocks),
+                    timestamps=stamp,
                 )
+            elif stamp:
+                options += wire.encode_options(timestamps=stamp)
         if flags & SYN:
             window = min(self.config.receive_buffer, 0xFFFF)  # RFC 7323 2.2
         else:
@@ -1081,6 +1112,11 @@ class TcpConnection:
         if current != self._traced:
             self._traced = current
             self._recorder(CwndSample(now, self.conn_id, self.cwnd, self.ssthresh, reason))
+
+
+def _ts_clock(now: float) -> int:
+    """TSval: a millisecond clock as Linux's (RFC 7323 5.4 allows 1 ms to 1 s ticks)."""
+    return round(now * 1000) % SEQ_MOD
 
 
 def _wscale_for(buffer: int) -> int:

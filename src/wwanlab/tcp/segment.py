@@ -32,8 +32,11 @@ OPT_MSS: Final = 2  # RFC 9293 3.2, length 4
 OPT_WSCALE: Final = 3  # RFC 7323 2.2, length 3
 OPT_SACK_PERMITTED: Final = 4  # RFC 2018 2, length 2
 OPT_SACK: Final = 5  # RFC 2018 3, length 2 + 8n
+OPT_TIMESTAMPS: Final = 8  # RFC 7323 3.2, length 10: TSval, TSecr
 MAX_WSCALE: Final = 14  # RFC 7323 2.3: a larger shift is used as 14
 MAX_SACK_BLOCKS: Final = 4  # RFC 2018 3: 40 option bytes hold at most 4 blocks
+MAX_SACK_BLOCKS_WITH_TS: Final = 3  # RFC 2018 3: "a maximum of 3 SACK blocks" with TSopt
+TIMESTAMPS_LEN: Final = 12  # RFC 7323 Appendix A: TSopt with two NOPs before it
 
 _PIECE: Final = 384  # octets per partial sum in _words; even, so every piece is whole words
 
@@ -49,7 +52,7 @@ class Segment:
 
     __slots__ = (
         "ack", "dst_port", "flags", "mss", "payload", "sack_blocks", "sack_permitted", "seq",
-        "src_port", "window", "wscale",
+        "src_port", "tsecr", "tsval", "window", "wscale",
     )  # fmt: skip
 
     def __init__(
@@ -73,6 +76,8 @@ class Segment:
         self.wscale: int | None = None
         self.sack_permitted = False
         self.sack_blocks: tuple[tuple[int, int], ...] = ()
+        self.tsval: int | None = None  # RFC 7323 3.2: None when the segment has no TSopt
+        self.tsecr = 0
 
 
 def _words(data: bytes) -> int:
@@ -103,13 +108,20 @@ def encode_options(
     wscale: int | None = None,
     sack_permitted: bool = False,
     sack_blocks: tuple[tuple[int, int], ...] = (),
+    timestamps: tuple[int, int] | None = None,
 ) -> bytes:
-    """Options padded to 32 bits with NOPs, in the order Linux writes them."""
+    """Options padded to 32 bits with NOPs, in the order Linux writes them (a SYN's
+    SACK-permitted takes the place of the NOPs before TSopt)."""
     out = b""
     if mss is not None:
         out += struct.pack("!BBH", OPT_MSS, 4, mss)
     if sack_permitted:
-        out += bytes((OPT_NOP, OPT_NOP, OPT_SACK_PERMITTED, 2))
+        pad = () if timestamps else (OPT_NOP, OPT_NOP)
+        out += bytes((*pad, OPT_SACK_PERMITTED, 2))
+    elif timestamps:
+        out += bytes((OPT_NOP, OPT_NOP))
+    if timestamps:
+        out += struct.pack("!BBII", OPT_TIMESTAMPS, 10, *timestamps)
     if wscale is not None:
         out += bytes((OPT_NOP, OPT_WSCALE, 3, wscale))
     if sack_blocks:
@@ -193,5 +205,9 @@ def _decode_options(segment: Segment, options: bytes) -> None:
                 raise MalformedSegment(f"SACK option length {length} is not 2 + 8n")
             words = struct.unpack(f"!{(length - 2) // 4}I", body)
             segment.sack_blocks = tuple(zip(words[::2], words[1::2], strict=True))
+        elif kind == OPT_TIMESTAMPS:
+            if length != 10:
+                raise MalformedSegment(f"timestamps option length {length}, expected 10")
+            segment.tsval, segment.tsecr = struct.unpack("!II", body)
         # RFC 9293 3.1: options we do not implement are skipped by their length.
         i += length

@@ -32,11 +32,22 @@ CHUNK = 1 << 20  # octets of body per message, well under the transport's messag
 
 
 def config_for(preset: Preset) -> UdpGprsConfig:
-    """The default configuration with the credit sized to ``preset``'s downlink."""
+    """The default configuration sized to ``preset``'s downlink by the defaults' own
+    rules for '3+1' (config.py): the credit its bandwidth-delay product plus two full
+    datagrams, the NAK repeat the longest a repair can take (a round trip, then a full
+    credit and the repair serialised), the RTO before any sample the link's round trip
+    (not paper 003's worst WWAN one; at least RFC 6298's 1 s floor), and the line's
+    rate for the RTO's floor."""
     bps, rtt = link_of(preset)
     base = UdpGprsConfig()
     credit = min(math.ceil(bps * rtt / 8) + 2 * MAX_DATAGRAM, base.buffer)
-    return dataclasses.replace(base, credit=credit)
+    return dataclasses.replace(
+        base,
+        credit=credit,
+        nak_interval=rtt + (credit + MAX_DATAGRAM) * 8 / bps,
+        rto_initial=min(max(base.rto_min, rtt), base.rto_max),
+        line_bps=bps,
+    )
 
 
 @contextlib.asynccontextmanager
@@ -55,7 +66,14 @@ async def serve(ctx: ServeContext) -> AsyncIterator[Params]:
 
     task = asyncio.create_task(answer())
     try:
-        yield {"host": ctx.host, "port": port, "credit": config.credit}
+        yield {
+            "host": ctx.host,
+            "port": port,
+            "credit": config.credit,
+            "nak_interval": config.nak_interval,
+            "rto_initial": config.rto_initial,
+            "line_bps": config.line_bps,
+        }
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -64,7 +82,13 @@ async def serve(ctx: ServeContext) -> AsyncIterator[Params]:
 
 
 async def fetch(params: Params, path: str) -> Fetched:
-    config = dataclasses.replace(UdpGprsConfig(), credit=int(params["credit"]))
+    config = dataclasses.replace(
+        UdpGprsConfig(),
+        credit=int(params["credit"]),
+        nak_interval=float(params["nak_interval"]),
+        rto_initial=float(params["rto_initial"]),
+        line_bps=float(params["line_bps"]),
+    )
     started = time.perf_counter()
     client = await UdpGprsSocket.connect((str(params["host"]), int(params["port"])), config=config)
     try:

@@ -5,15 +5,11 @@ host's loopback; the client inside runs ``wwanlab get --json``. Two timer profil
 
 - ``wtp-paper``: the retry interval R of paper 000's stack, WTP Appendix A as Kannel
   1.4.5 sets it for IP bearers (``L_R_WITH_USER_ACK`` = 7 s), at both ends;
-- ``wtp-tuned``: R derived from the link, at both ends. WTP 9.4.1 leaves the timer
-  values to the bearer ("The values ... depend on the bearer"), so this is a
-  configuration, not a protocol change. R is started when a group leaves the sender
-  and must cover the group's serialization, the Ack's and the round trip:
-  ``R = RETRY_MARGIN * (group * t(full packet, down) + t(Ack, up) + 2 * delay p95)``,
-  never below ``TUNED_R_MIN``, the line time being serialization on rate stages and the
-  mean service time of the GPRS radio (paper 002), and the delay p95 the preset's
-  (which for GPRS includes the radio's service time again: a conservative R). On
-  serial-9k6 that is 6.8 s (the paper's 7 s is already about right).
+- ``wtp-tuned``: R sized at each start to what was just sent over this link, at both
+  ends (``--retry-link``, ``wap.wtp.bearer``): WTP 9.4.1 leaves the timer values to
+  the bearer, and Appendix A's one R per bearer must cover a whole group (6.8 s on
+  serial-9k6), so a lost Connect or a lost resent packet waits as long; sized, they
+  wait 2.37 s and 2.31 s there.
 """
 
 import sys
@@ -26,14 +22,8 @@ from wwanlab.bench.http import Fetched, FileServer
 from wwanlab.bench.programs import running
 from wwanlab.bench.registry import Params, Serve, ServeContext, Transport, register
 from wwanlab.link.presets import Preset
-from wwanlab.link.rate import Rate, ServiceTime
-from wwanlab.sim.ipv4 import IPV4_MIN_HEADER, UDP_HEADER
-from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, SAR_GROUP_LEN, SAR_SEGM_SIZE
-
-SEGMENTED_RESULT_HEADER = 4  # WTP 9.3.2: a Segmented Result PDU's header, with the PSN
-ACK_PDU = 3 + 2  # WTP 9.3.3: Ack header, and the PSN TPI of a group's Ack (WTP 9.3.5.4)
-RETRY_MARGIN = 1.5  # ours: head room over the expected Ack time for delay jitter
-TUNED_R_MIN = 0.5  # s, ours: below this the event loop's and scheduler's jitter matter
+from wwanlab.wap.wtp.bearer import FULL_PACKET, sized_retry
+from wwanlab.wap.wtp.timers import L_R_WITH_USER_ACK, SAR_GROUP_LEN
 
 
 def _wwanlab() -> str:
@@ -41,42 +31,36 @@ def _wwanlab() -> str:
     return str(Path(sys.executable).with_name("wwanlab"))
 
 
-def _line_time(preset: Preset, direction: str, ip_octets: int) -> float:
-    """Seconds the link's rate stages are busy with one packet: serialization with
-    framing on a ``Rate``, a mean service time on a ``ServiceTime`` (GPRS radio)."""
-    busy = 0.0
-    for stage in preset.build(direction).stages:
-        if isinstance(stage, Rate):
-            busy += (ip_octets + stage.overhead_bytes) * stage.bits_per_byte / stage.bps
-        elif isinstance(stage, ServiceTime):
-            busy += stage.service.mean
-    return busy
-
-
 def tuned_retry_interval(preset: Preset) -> float:
-    """The link-derived WTP retry interval R (module docstring)."""
-    full = SAR_SEGM_SIZE + SEGMENTED_RESULT_HEADER + IPV4_MIN_HEADER + UDP_HEADER
-    ack = ACK_PDU + IPV4_MIN_HEADER + UDP_HEADER
-    rtt = sum(float(preset.configured[d]["delay_ms"]["p95"]) for d in ("down", "up")) / 1000
-    expected = (
-        SAR_GROUP_LEN * _line_time(preset, "down", full) + _line_time(preset, "up", ack) + rtt
-    )
-    return round(max(TUNED_R_MIN, RETRY_MARGIN * expected), 3)
+    """The gateway's sized R after a full group: its fixed ``--retry-interval`` too."""
+    group = sized_retry(preset, "down", responder=True)
+    return round(group.interval([FULL_PACKET] * SAR_GROUP_LEN, 0), 3)
+
+
+def _sized(link: str) -> list[str]:
+    """The options that size R for ``link`` (none for the paper's profile)."""
+    return ["--retry-link", link] if link else []
 
 
 def _serve(profile: str) -> Serve:
     @asynccontextmanager
     async def serve(ctx: ServeContext) -> AsyncIterator[Params]:
         retry = L_R_WITH_USER_ACK if profile == "paper" else tuned_retry_interval(ctx.preset)
+        link = "" if profile == "paper" else ctx.preset.name
         async with FileServer("127.0.0.1", ctx.files) as origin:
             argv = [
                 _wwanlab(), "gateway", "--host", ctx.host, "--port-cl", "0", "--port-co", "0",
                 "--allow-origin", "127.0.0.0/8", "--retry-interval", str(retry),
-                "--log-level", "info",
+                "--log-level", "info", *_sized(link),
             ]  # fmt: skip
             async with running(argv, "listening") as line:
                 co = line.split("connection_oriented=")[1].split()[0]
-                yield {"gateway": co, "origin": f"127.0.0.1:{origin.port}", "retry": retry}
+                yield {
+                    "gateway": co,
+                    "origin": f"127.0.0.1:{origin.port}",
+                    "retry": retry,
+                    "link": link,
+                }
 
     return serve
 
@@ -86,6 +70,7 @@ def _argv(params: Params, path: str) -> list[str]:
     return [
         _wwanlab(), "get", url, "--gateway", params["gateway"], "--json",
         "--retry-interval", str(params["retry"]), "--timeout", "3600",
+        *_sized(str(params["link"])),
     ]  # fmt: skip
 
 
@@ -111,8 +96,8 @@ register(
     Transport(
         "wtp-tuned",
         "WTP/WSP",
-        "as wtp-paper, with the retry interval R derived from the link (tuned, not the "
-        "paper's profile)",
+        "as wtp-paper, with the retry interval R sized at each start to what was sent "
+        "over the link (tuned, not the paper's profile)",
         serve=_serve("tuned"),
         argv=_argv,
         read=read_get_json,

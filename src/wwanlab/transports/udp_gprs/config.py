@@ -59,6 +59,7 @@ class UdpGprsConfig:
     rto_initial: float = RTO_INITIAL
     rto_max: float = RTO_MAX
     max_message: int = MAX_MESSAGE
+    line_bps: float = 0.0  # ours: IP bit/s of the line towards the peer, if known (RTO floor)
 
     def __post_init__(self) -> None:
         if not DATA_OVERHEAD < self.max_datagram <= 65_507:  # RFC 768 over IPv4
@@ -74,6 +75,8 @@ class UdpGprsConfig:
             raise UsageError("need 0 < keep-alive interval < stall time < failure time")
         if not (self.nak_interval > 0 and 0 < self.rto_min <= self.rto_initial <= self.rto_max):
             raise UsageError("need a positive NAK interval and 0 < RTO min <= initial <= max")
+        if self.line_bps < 0:
+            raise UsageError("the line rate cannot be negative")
         if self.max_message < 0:
             raise UsageError("max message must not be negative")
 

@@ -320,6 +320,7 @@ class UdpGprsChannel:
     def _flush(self, now: float) -> None:
         """New DATA within credit, then an owed NAK, else an owed ACK."""
         out = self.outbound
+        sent_any = False
         while out.sendable():
             seq, sent = out.take(now)
             self._send(
@@ -327,8 +328,14 @@ class UdpGprsChannel:
                 now,
             )
             self.stats.data_sent += 1
+            sent_any = True
+        if sent_any:
+            due = now + out.rto  # over the whole flight just sent
             if self._rto_at is None:
-                self._rto_at = now + out.rto
+                self._rto_at = due  # RFC 6298 5.1
+            elif out.config.line_bps:
+                # ours: on a line of known rate, not before what was just sent can cross
+                self._rto_at = max(self._rto_at, due)
         if self._nak_owed:
             self._nak_owed = False
             missing = self.inbound.due(now)

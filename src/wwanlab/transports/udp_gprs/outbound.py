@@ -98,9 +98,17 @@ class Outbound:
 
     @property
     def rto(self) -> float:
-        """RFC 6298 2.1-2.4 and 5.5: SRTT + max(G, 4 RTTVAR), bounded, times the backoff."""
+        """RFC 6298 2.1-2.4 and 5.5: SRTT + max(G, 4 RTTVAR), bounded, times the backoff.
+
+        Ours: on a line of known rate, never less than the minimum RTO beyond the time
+        the line needs for what is in flight. A round trip sampled on a small datagram
+        (the reply's size field) would otherwise fire the tail probe while full
+        datagrams still wait their turn on a slow line, and resend one for nothing.
+        """
         c = self.config
         base = c.rto_initial
         if self.srtt is not None:
             base = max(c.rto_min, self.srtt + max(CLOCK_GRANULARITY, 4 * self.rttvar))
+        if c.line_bps:
+            base = max(base, c.rto_min + self.outstanding * 8 / c.line_bps)
         return min(base * self.backoff, c.rto_max)

@@ -64,8 +64,10 @@ class WtpEndpoint:
         self._timers: list[tuple[float, int]] = []
 
     # --- the Io a transaction writes to ---------------------------------------------------
-    def send(self, pdu: Pdu, peer: Address) -> None:
-        self._out.append((encode(pdu), peer))
+    def send(self, pdu: Pdu, peer: Address) -> int:
+        data = encode(pdu)
+        self._out.append((data, peer))
+        return len(data)
 
     def emit(self, event: WtpEvent) -> None:
         self._events.append(event)

@@ -69,7 +69,9 @@ class WtpStateError(WwanlabError):
 class Io(Protocol):
     """What a transaction needs from its endpoint."""
 
-    def send(self, pdu: Pdu, peer: Address) -> None: ...
+    def send(self, pdu: Pdu, peer: Address) -> int:
+        """Queue ``pdu`` for ``peer``; its octets."""
+        ...
 
     def emit(self, event: WtpEvent) -> None: ...
 
@@ -148,6 +150,7 @@ class Transaction(Generic[S]):
         self.deadline: float | None = None
         self.timer_input: Input | None = None
         self.rcr = 0  # re-transmission counter (WTP 9.4.2)
+        self.sent: list[int] = []  # octets of each PDU sent since the timer last started
         self.aec = 0  # acknowledgement expiration counter (WTP 9.4.2)
         self.user_knows = False  # has the user seen this transaction? (then indicate aborts)
 
@@ -176,11 +179,16 @@ class Transaction(Generic[S]):
 
     # --- timer ---------------------------------------------------------------------
     def start_timer(self, which: Input) -> None:
-        interval = {
-            Input.TIMER_TO_A: self.config.ack_interval,
-            Input.TIMER_TO_R: self.config.retry_interval,
-            Input.TIMER_TO_W: self.config.wait_timeout,
-        }[which]
+        sized = self.config.sized_retry
+        if which is Input.TIMER_TO_R:
+            interval = self.config.retry_interval
+            if sized is not None:
+                interval = sized.interval(self.sent, self.rcr)
+        elif which is Input.TIMER_TO_A:
+            interval = self.config.ack_interval
+        else:
+            interval = self.config.wait_timeout
+        self.sent.clear()
         self.deadline = self.now + interval
         self.timer_input = which
         self.io.timer_started(self.handle, self.deadline)
@@ -188,12 +196,13 @@ class Transaction(Generic[S]):
     def stop_timer(self) -> None:
         self.deadline = None
         self.timer_input = None
+        self.sent.clear()
 
     # --- output --------------------------------------------------------------------
     responder_side: bool = False
 
     def send(self, pdu: Pdu) -> None:
-        self.io.send(pdu, self.peer)
+        self.sent.append(self.io.send(pdu, self.peer))
 
     def send_ack(
         self, *, tve_tok: bool = False, rid: bool = False, psn: int | None = None

@@ -9,6 +9,7 @@ below are the ones Kannel 1.4.5 uses for IP bearers (``wap/wtp.h``, "for suggest
 timers, see WTP, Appendix A"), which is the gateway our stack talks to.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 L_A_WITH_USER_ACK = 4.0  # s, acknowledgement interval A (WTP 9.4.1, App. A; Kannel wtp.h)
@@ -21,6 +22,35 @@ SAR_SEGM_SIZE = 1400  # octets of user data per packet (WAP Forum recommendation
 SAR_GROUP_LEN = 3  # packets per group; implementation specific (WTP 7.14; Kannel wtp_resp.h)
 MAX_SEGMENTS = 256  # the PSN is one octet (WTP 8.3.3): at most 256 packets per message
 TID_WINDOW = 1 << 14  # TID test window, half the 15-bit TID space (WTP 7.8.2.3)
+
+RETRY_MARGIN = 1.5  # ours: head room of a sized R over the expected answer, for jitter
+SIZED_R_MIN = 0.5  # s, ours: below this the event loop's and scheduler's jitter matter
+
+
+@dataclass(frozen=True, slots=True)
+class SizedRetry:
+    """A retry interval sized at each start to what was just sent (ours, not WTP's).
+
+    WTP 9.4.1 leaves the timer values to the bearer, and Appendix A gives one R per
+    bearer. One R must then cover the largest thing R ever waits for, a whole group on
+    the line and its Ack, so a lost Connect or a lost resent packet waits as long. This
+    R is ``margin * (line time of the packets sent since the timer last ran + line time
+    of the largest answer + round trip)``, at least ``floor``, doubled for each
+    retransmission (RCR), as RFC 6298 5.5 backs off.
+    """
+
+    octet_s: float  # s per octet on the line towards the peer
+    packet_s: float  # s per packet beyond its octets (IP and UDP headers, framing, radio)
+    answer_s: float  # s the largest answer the peer sends back takes on the line
+    round_trip: float  # s of delay both ways (p95)
+    margin: float = RETRY_MARGIN
+    floor: float = SIZED_R_MIN
+
+    def interval(self, sent: Sequence[int], rcr: int) -> float:
+        """R after sending PDUs of ``sent`` octets, at retransmission count ``rcr``."""
+        busy = sum(self.packet_s + octets * self.octet_s for octets in sent)
+        expected = self.margin * (busy + self.answer_s + self.round_trip)
+        return max(self.floor, expected) * float(2**rcr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +67,7 @@ class WtpConfig:
     max_segments: int = MAX_SEGMENTS
     tid_window: int = TID_WINDOW
     explicit_ack: bool = False  # class 2 responder: Ack each invoke at once (paper 000 2.2)
+    sized_retry: SizedRetry | None = None  # ours: R sized per start instead of retry_interval
 
     def __post_init__(self) -> None:
         if self.segment_size < 1 or self.group_size < 1:
