@@ -284,3 +284,18 @@ def test_guard_raises_when_the_link_breaks_under_a_running_command():
     assert code == errno.EBADFD
     assert returncode is None or returncode < 0  # still running when guard raised
     wait_clean(host, ns)
+
+
+def test_slots_are_taken_in_turn_not_the_lowest_free_one_again():
+    with instances.registry_lock():
+        first = instances.allocate()
+    first.release()
+    with instances.registry_lock():
+        second = instances.allocate()
+    try:
+        # The slot just freed is not handed out again at once: a host socket of the
+        # instance that held it may still resend to its inner address.
+        assert second.number != first.number
+        assert instances.NEXT_SLOT.read_text() == str((second.number + 1) % instances.MAX_SLOTS)
+    finally:
+        second.release()

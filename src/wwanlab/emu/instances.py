@@ -5,7 +5,8 @@ kernel drops the lock when the last process holding the file ends — the instan
 its guardian both hold it — so a free slot means its owner and guardian are both gone,
 however they ended. A slot number names everything the instance makes:
 
-* addresses: the /30 ``SUBNET + 4N``; the host side is ``.1``, the inner side ``.2``;
+* addresses: the /30 ``SUBNET + 4N`` (slots are taken in turn, see ``allocate``); the
+  host side is ``.1``, the inner side ``.2``;
 * devices: ``wwlNh`` (host side) and ``wwlNi`` (inside the namespace);
 * nftables: the table ``ip wwanlab_N`` in the caller's namespace.
 
@@ -37,6 +38,7 @@ RUN_DIR = Path("/run/wwanlab")  # tmpfs: slot files vanish at boot with the inst
 SUBNET = ipaddress.IPv4Network("100.64.0.0/10")  # RFC 6598 shared address space
 PREFIX = 30  # a point-to-point pair of usable addresses per instance
 MAX_SLOTS = 1024
+NEXT_SLOT = RUN_DIR / "next-slot"  # where the next allocation starts looking
 TABLE_PREFIX = "wwanlab_"
 IP_FORWARD = Path("/proc/sys/net/ipv4/ip_forward")
 
@@ -117,6 +119,14 @@ def _try_lock(number: int) -> int | None:
     return fd
 
 
+def _next_slot() -> int:
+    try:
+        text = NEXT_SLOT.read_text()
+    except FileNotFoundError:
+        return 0
+    return int(text) % MAX_SLOTS if text.isdigit() else 0
+
+
 def _used_networks() -> list[ipaddress.IPv4Network]:
     routes = json.loads(ip(["-j", "-4", "route", "show", "table", "all"]) or "[]")
     used = []
@@ -128,12 +138,18 @@ def _used_networks() -> list[ipaddress.IPv4Network]:
 
 
 def allocate() -> Slot:
-    """Take the lowest free slot whose subnet the caller's namespace does not route.
+    """Take the next free slot, in turn after the last one taken, whose subnet the
+    caller's namespace does not route.
 
-    Call with ``registry_lock`` held. The slot file records the caller's namespace.
+    In turn, not the lowest: a host socket of an instance that has ended may still
+    send to its inner address (a FIN or a reset resent, TCP's TIME-WAIT), and that
+    segment must not enter the link of the next instance. Call with ``registry_lock``
+    held. The slot file records the caller's namespace.
     """
     used = _used_networks()
-    for number in range(MAX_SLOTS):
+    start = _next_slot()
+    for offset in range(MAX_SLOTS):
+        number = (start + offset) % MAX_SLOTS
         subnet = Slot(number, -1).subnet
         if any(subnet.overlaps(net) for net in used if net.prefixlen > 0):
             continue
@@ -142,6 +158,7 @@ def allocate() -> Slot:
             continue
         os.ftruncate(fd, 0)
         os.write(fd, caller_namespace().encode())
+        NEXT_SLOT.write_text(str((number + 1) % MAX_SLOTS))
         return Slot(number, fd)
     raise EmulatorUnavailable(f"all {MAX_SLOTS} emulator slots are in use")
 
