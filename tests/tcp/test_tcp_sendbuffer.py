@@ -46,3 +46,17 @@ def test_many_small_sends_read_back_across_their_boundaries() -> None:
     assert buffer.read(995, 1005) == bytes([99]) * 5
     buffer.drop(998)
     assert (buffer.size, buffer.read(0, 2)) == (2, bytes([99]) * 2)
+
+
+def test_a_read_across_the_boundary_of_a_later_piece() -> None:
+    # A gathered piece, a large one kept as it is, a gathered one: the read starts in
+    # the second piece and ends in the third (an offset once taken from the wrong piece).
+    buffer = SendBuffer()
+    data = bytes(i % 251 for i in range(2 * GATHER_BELOW + 1))
+    buffer.append(data[: GATHER_BELOW - 1])
+    buffer.append(data[GATHER_BELOW - 1 : 2 * GATHER_BELOW - 1])
+    buffer.append(data[2 * GATHER_BELOW - 1 :])
+    start = 2 * GATHER_BELOW - 4000
+    assert buffer.read(start, start + 4000) == data[start : start + 4000]
+    buffer.drop(10)
+    assert buffer.read(start - 10, start - 10 + 4000) == data[start : start + 4000]

@@ -49,7 +49,7 @@ class SendBuffer:
             if offset < length:
                 end = offset + stop - start
                 if end > length:
-                    return self._gather(offset, stop - start)
+                    return self._gather(start + self._skip, stop - start)
                 if isinstance(piece, bytes):  # its slice is bytes already: no second copy
                     return piece[offset:end]
                 return bytes(piece[offset:end])
@@ -57,7 +57,8 @@ class SendBuffer:
         return b""
 
     def _gather(self, offset: int, count: int) -> bytes:
-        """``count`` octets from ``offset`` in the pieces, across piece boundaries."""
+        """``count`` octets from ``offset``, counted from the first piece's first octet
+        (dropped ones included), across piece boundaries."""
         parts = []
         for piece in self._pieces:
             length = len(piece)
