@@ -163,8 +163,9 @@ class _Planner:
         self._slots: dict[tuple[str, bool], _Slot] = {}
         self.tag_page = 0
         self.attr_page = 0
-        self._value_cache: dict[int, dict[str, tuple[int, list[str | int]]]] = {}  # by page
+        self._value_cache: dict[int, dict[str, _Splits]] = {}  # by page
         self._plain: set[str] = set()  # texts that hold no attribute-value string
+        self._estimated: set[str] = set()  # value texts whose sizes _size_prefix estimates
         self._value_index = table.value_tokens if table else {}
         self._value_pattern = table.value_pattern if table else None
 
@@ -265,82 +266,95 @@ class _Planner:
                 value = [Opaque(packed)]
         prefixes = self.attr_prefixes.get(name)
         first = value[0] if value and isinstance(value[0], str) else ""
-        best: tuple[int, int, int, str] | None = None  # (cost, page, token, prefix)
+        best: tuple[int, int, int, int] | None = None  # (cost, page, token, prefix length)
         lengths, by_prefix = prefixes if prefixes is not None else ([], {})
-        plain = bool(lengths) and self._is_plain(first)
         for length in lengths:
             if length > len(first):
                 continue
-            for prefix, page, token in by_prefix.get(first[:length], ()):
-                rest = first[length:]
-                if plain:
-                    self._plain.add(rest)  # a part of a text that holds no value string
-                rest_cost = self._value_cost(rest, page)
+            for _, page, token in by_prefix.get(first[:length], ()):
+                rest_cost = self._value_cost(first, length, page)
                 cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
                 if best is None or cost < best[0]:
-                    best = (cost, page, token, prefix)
+                    best = (cost, page, token, length)
         if best is None:
             self._item(_Ref(T.LITERAL, name))
             self._value(value)
             return
-        _, page, token, prefix = best
+        _, page, token, length = best
         if page != self.attr_page:
             self.octets += bytes((T.SWITCH_PAGE, page))
             self.attr_page = page
         self.octets.append(token)
         if value and isinstance(value[0], str):
-            value = [value[0][len(prefix) :], *value[1:]]
+            self._value_string(first, length)
+            value = value[1:]
         self._value(value)
 
     def _value(self, parts: list[Part]) -> None:
         for part in parts:
             if isinstance(part, str):
-                for piece in self._value_tokens(part):
-                    if isinstance(piece, int):
-                        self.octets.append(piece)
-                    else:
-                        self._text(piece)
+                self._value_string(part, 0)
             else:
                 self._content(part)
 
-    def _value_tokens(self, text: str) -> list[str | int]:
-        """Split an attribute value into strings and value tokens (WBXML 5.8.3)."""
-        return self._split_value(text, self.attr_page)[1]
+    def _value_string(self, text: str, start: int) -> None:
+        """``text[start:]`` as strings and value tokens (WBXML 5.8.3)."""
+        splits = self._value_splits(text, self.attr_page)
+        if splits is None:
+            self._text(text[start:])
+            return
+        for piece in splits.pieces(start):
+            if isinstance(piece, int):
+                self.octets.append(piece)
+            else:
+                self._text(piece)
 
-    def _value_cost(self, text: str, attr_page: int) -> int:
-        return self._split_value(text, attr_page)[0]
+    def _value_cost(self, text: str, start: int, attr_page: int) -> int:
+        """Bytes of ``text[start:]`` at its cheapest, as :meth:`_value_string` writes it.
 
-    def _split_value(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
+        A remainder that holds no value string is priced at its encoded size; the
+        dynamic programme counts a character the charset lacks as one byte, so it gives
+        the same answer only where the text's sizes are exact (``_estimated``)."""
+        splits = self._value_splits(text, attr_page)
+        if splits is not None and (
+            text not in self._estimated or self._holds_value_string(text[start:])
+        ):
+            return splits.cost(start)
+        if start == len(text):
+            return 0
+        if text.isascii():  # one byte a character in every charset written
+            return len(text) - start + 2
+        return len(text[start:].encode(self.codec, "xmlcharrefreplace")) + 2
+
+    def _holds_value_string(self, text: str) -> bool:
+        """Whether some code page's attribute-value string occurs in ``text``."""
+        return self._value_pattern is not None and self._value_pattern.search(text) is not None
+
+    def _value_splits(self, text: str, attr_page: int) -> _Splits | None:
+        """The value tokens' splits of ``text`` and of each of its suffixes, so every
+        attribute start that could take a prefix of it is priced by one dynamic programme;
+        None when ``text`` holds no value string (it is one inline string)."""
+        if text in self._plain:
+            return None
         on_page = self._value_cache.get(attr_page)
         if on_page is None:
             on_page = self._value_cache[attr_page] = {}
-        cached = on_page.get(text)
-        if cached is None:
-            cached = on_page[text] = self._split_value_uncached(text, attr_page)
-        return cached
-
-    def _is_plain(self, text: str) -> bool:
-        """Whether no code page's attribute-value string occurs in ``text``."""
-        if text in self._plain:
-            return True
-        if self._value_pattern is not None and self._value_pattern.search(text) is not None:
-            return False
-        self._plain.add(text)
-        return True
-
-    def _split_value_uncached(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
-        if not text:
-            return 0, []
-        if self._is_plain(text):
-            return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
-        options = [
-            (value, 1, token)
-            for first, choices in self._value_index.items()
-            if first in text
-            for value, page, token in choices
-            if page == attr_page and value in text
-        ]
-        return _cheapest_pieces(text, self.codec, _occurrences(text, options))
+        splits = on_page.get(text)
+        if splits is None:
+            if not self._holds_value_string(text):
+                self._plain.add(text)
+                return None
+            options = [
+                (value, 1, token)
+                for first, choices in self._value_index.items()
+                if first in text
+                for value, page, token in choices
+                if page == attr_page and value in text
+            ]
+            splits = on_page[text] = _Splits(text, self.codec, _occurrences(text, options))
+            if len(text.encode(self.codec, "xmlcharrefreplace")) != splits.prefix[-1]:
+                self._estimated.add(text)
+        return splits
 
     def _content(self, part: Part, whole: bool = False) -> None:
         if isinstance(part, str):
@@ -613,7 +627,14 @@ def _occurrences(
 def _cheapest_pieces(
     text: str, codec: str, matches: dict[int, list[tuple[int, int, int]]]
 ) -> tuple[int, list[str | int]]:
-    """Cheapest split of ``text`` into inline runs and tokens, by dynamic programming.
+    """Cheapest split of ``text`` into inline runs and tokens (see :class:`_Splits`)."""
+    splits = _Splits(text, codec, matches)
+    return splits.cost(0), splits.pieces(0)
+
+
+class _Splits:
+    """Cheapest splits of ``text`` and of each of its suffixes into inline runs and
+    tokens, by one dynamic programme from the end.
 
     An inline run costs its bytes plus 2 (STR_I and the terminator); ``matches[i]``
     lists the tokens usable at ``i`` as (characters covered, cost, token value).
@@ -621,59 +642,82 @@ def _cheapest_pieces(
     the same with a run already open (its framing paid). Only the positions where a
     token starts need a decision: anywhere else the cheapest move is to carry the run
     on, so the costs between two such positions follow from the size prefix sums and
-    the work is linear in the matches, not in the characters.
+    the work is linear in the matches, not in the characters. A suffix's answer depends
+    only on the matches inside it, so ``cost(i)`` and ``pieces(i)`` are what a split of
+    ``text[i:]`` alone would give.
     """
-    n = len(text)
-    prefix = _size_prefix(text, codec)
-    starts = sorted(matches)
-    free: dict[int, int] = {n: 0}
-    open_: dict[int, int] = {n: 0}
-    take: dict[int, tuple[int, int]] = {}
-    extend: dict[int, bool] = {}
-    for k in range(len(starts) - 1, -1, -1):
-        i = starts[k]
-        q = starts[k + 1] if k + 1 < len(starts) else n  # the next start after i
-        carry = prefix[q] - prefix[i] + open_[q]  # this character, then the run goes on
-        best = 2 + carry
-        for length, cost, value in matches[i]:
-            after = free.get(i + length)
-            if after is None:  # not a start: open a run there and carry it on
-                q = _next_start(starts, i + length, n)
-                after = 2 + prefix[q] - prefix[i + length] + open_[q]
-            if cost + after < best:
-                best, take[i] = cost + after, (length, value)
-        free[i] = best
-        extend[i] = carry <= best
-        open_[i] = min(carry, best)
-    pieces: list[str | int] = []
-    run_from = -1  # where the open run started, -1 when none is open
-    i = 0
-    while i < n:
-        if i not in free:  # no token starts here: the run carries on to the next start
-            if run_from < 0:
+
+    def __init__(
+        self, text: str, codec: str, matches: dict[int, list[tuple[int, int, int]]]
+    ) -> None:
+        n = len(text)
+        prefix = _size_prefix(text, codec)
+        starts = sorted(matches)
+        free: dict[int, int] = {n: 0}
+        open_: dict[int, int] = {n: 0}
+        take: dict[int, tuple[int, int]] = {}
+        extend: dict[int, bool] = {}
+        for k in range(len(starts) - 1, -1, -1):
+            i = starts[k]
+            q = starts[k + 1] if k + 1 < len(starts) else n  # the next start after i
+            carry = prefix[q] - prefix[i] + open_[q]  # this character, then the run goes on
+            best = 2 + carry
+            for length, cost, value in matches[i]:
+                after = free.get(i + length)
+                if after is None:  # not a start: open a run there and carry it on
+                    q = _next_start(starts, i + length, n)
+                    after = 2 + prefix[q] - prefix[i + length] + open_[q]
+                if cost + after < best:
+                    best, take[i] = cost + after, (length, value)
+            free[i] = best
+            extend[i] = carry <= best
+            open_[i] = min(carry, best)
+        self.text = text
+        self.prefix = prefix
+        self.starts = starts
+        self.free = free
+        self.open_ = open_
+        self.take = take
+        self.extend = extend
+
+    def cost(self, start: int) -> int:
+        """Bytes of ``text[start:]`` at its cheapest."""
+        total = self.free.get(start)
+        if total is None:
+            n = len(self.text)
+            q = _next_start(self.starts, start, n)
+            total = 2 + self.prefix[q] - self.prefix[start] + self.open_[q]
+        return total
+
+    def pieces(self, start: int) -> list[str | int]:
+        """``text[start:]`` at its cheapest: inline strings and token values."""
+        text, free, starts = self.text, self.free, self.starts
+        n = len(text)
+        pieces: list[str | int] = []
+        run_from = -1  # where the open run started, -1 when none is open
+        i = start
+        while i < n:
+            if i not in free:  # no token starts here: the run carries on to the next start
+                if run_from < 0:
+                    run_from = i
+                i = _next_start(starts, i, n)
+                continue
+            if run_from >= 0 and not self.extend[i]:
+                pieces.append(text[run_from:i])
+                run_from = -1
+            if run_from >= 0:
+                i += 1
+                continue
+            chosen = self.take.get(i)
+            if chosen is None:
                 run_from = i
-            i = _next_start(starts, i, n)
-            continue
-        if run_from >= 0 and not extend[i]:
-            pieces.append(text[run_from:i])
-            run_from = -1
+                i += 1
+            else:
+                pieces.append(chosen[1])
+                i += chosen[0]
         if run_from >= 0:
-            i += 1
-            continue
-        chosen = take.get(i)
-        if chosen is None:
-            run_from = i
-            i += 1
-        else:
-            pieces.append(chosen[1])
-            i += chosen[0]
-    if run_from >= 0:
-        pieces.append(text[run_from:])
-    total = free.get(0)
-    if total is None:
-        q = _next_start(starts, 0, n)
-        total = 2 + prefix[q] + open_[q]
-    return total, pieces
+            pieces.append(text[run_from:])
+        return pieces
 
 
 def _next_start(starts: list[int], i: int, n: int) -> int:
