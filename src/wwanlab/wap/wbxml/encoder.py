@@ -579,20 +579,30 @@ def _prune(
         layout = pricer.layout(required + keep)
         users: dict[int, list[str]] = {}  # entry -> texts whose split uses it
         costs: dict[str, int] = {}
+        work = 0  # characters to re-split
         for text in slots:
             if not pricer.within[text]:
                 continue  # no entry can touch it: it has the same cost under every table
             costs[text], pieces = pricer.split(text, layout)
-            for piece in dict.fromkeys(p for p in pieces if isinstance(p, int)):
-                users.setdefault(piece, []).append(text)
-        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
+            for piece in pieces:
+                if isinstance(piece, int):
+                    texts = users.get(piece)
+                    if texts is None:
+                        users[piece] = [text]
+                    elif texts[-1] == text:
+                        continue  # the entry used twice in this text
+                    else:
+                        texts.append(text)
+                    work += len(text)
+        if work > _PRUNE_WORK_LIMIT:
             return keep
         dropped = []
         for entry in keep:
-            saving = sum(
-                slots[text] * (pricer.split(text, layout, exclude=entry)[0] - costs[text])
-                for text in users.get(pricer.index[entry], ())
-            )
+            saving = 0
+            for text in users.get(pricer.index[entry], []):
+                saving += slots[text] * (
+                    pricer.split(text, layout, exclude=entry)[0] - costs[text]
+                )
             if saving <= len(entry.encode(pricer.codec, "xmlcharrefreplace")) + 1:
                 dropped.append(entry)
         if not dropped:
@@ -767,15 +777,21 @@ def _assemble(
                 if choice not in strategies:
                     strategies.append(choice)
     # Strings no candidate entry can touch are inline under every table.
-    priced = {slot: k for slot, k in placed.items() if pricer.within[slot.text]}
-    fixed += sum(k * pricer.inline[slot.text] for slot, k in placed.items() if slot not in priced)
-    best: tuple[int, _Layout, dict[_Slot, list[str | int]]] | None = None
+    priced: dict[_Slot, int] = {}
+    for slot, k in placed.items():
+        if pricer.within[slot.text]:
+            priced[slot] = k
+        else:
+            fixed += k * pricer.inline[slot.text]
+    best: tuple[int, _Layout, dict[_Slot, _Split]] | None = None
     for optional in strategies:
         layout = pricer.layout(required + optional)
         splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
         used = set(required)
         for _, split in splits.values():
-            used.update(pricer.universe[p] for p in split if isinstance(p, int))
+            for p in split:
+                if isinstance(p, int):
+                    used.add(pricer.universe[p])
         if len(used) != len(layout.offset):  # drop entries nothing references, re-place
             layout = pricer.layout([s for s in required + optional if s in used])
             splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
@@ -783,16 +799,18 @@ def _assemble(
         size = T.mb_u_int32_size(len(layout.data)) + len(layout.data) + fixed
         if fpi is not None:
             size += T.mb_u_int32_size(layout.offset[fpi])
-        size += sum(k * layout.ref_cost[text] for text, k in refs.items())
-        size += sum(k * splits[slot][0] for slot, k in priced.items())
+        for text, k in refs.items():
+            size += k * layout.ref_cost[text]
+        for slot, k in priced.items():
+            size += k * splits[slot][0]
         if best is None or size < best[0]:
-            best = size, layout, {slot: split for slot, (_, split) in splits.items()}
+            best = size, layout, splits
     assert best is not None
     _, layout, chosen = best
     offsets = [layout.offset.get(text, -1) for text in pricer.universe]
     pieces = {
         slot: [offsets[p] if isinstance(p, int) else p for p in split]
-        for slot, split in chosen.items()
+        for slot, (_, split) in chosen.items()
     }
     return _emit(plan, layout, pieces, fpi, number, version, mib, codec)
 
