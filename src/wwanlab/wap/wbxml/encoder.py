@@ -475,12 +475,12 @@ class _Layout:
     """A string table: entries placed (suffixes shared), offsets, encoded bytes, and
     what a reference to each entry costs (STR_T and its mb_u_int32 offset)."""
 
-    def __init__(self, entries: list[str], codec: str) -> None:
+    def __init__(self, entries: list[str], encoded: dict[str, bytes]) -> None:
         self.offset: dict[str, int] = {}
         blob = bytearray()
         placed: list[tuple[bytes, int]] = []
-        for text in sorted(dict.fromkeys(entries), key=lambda s: -len(s.encode(codec))):
-            data = text.encode(codec, "xmlcharrefreplace")
+        for text in sorted(dict.fromkeys(entries), key=lambda s: -len(encoded[s])):
+            data = encoded[text]
             for host, at in placed:  # WBXML 5.7: a reference may point into a string
                 if host.endswith(data):
                     self.offset[text] = at + len(host) - len(data)
@@ -490,8 +490,11 @@ class _Layout:
                 placed.append((data, len(blob)))
                 blob += data + b"\x00"
         self.data = bytes(blob)
-        self.rank = {text: i for i, text in enumerate(t for t in self.offset if t)}
+        self.rank: dict[str, int] = {}
         """Non-empty entries in placement order: the order splits try them in."""
+        for text in self.offset:
+            if text:
+                self.rank[text] = len(self.rank)
         self.ref_cost = {text: 1 + T.mb_u_int32_size(at) for text, at in self.offset.items()}
         self.splits: dict[tuple[str, str | None, bool], _Split] = {}
         """``_Pricer.split``'s answers for this table: pruning and pricing ask again."""
@@ -510,6 +513,8 @@ class _Pricer:
         self.codec = codec
         self.universe = universe
         self.index = {text: i for i, text in enumerate(universe)}
+        self.encoded = {text: text.encode(codec) for text in universe}
+        """Each entry's bytes in the table (an entry is always encodable)."""
         self.inline = {t: len(t.encode(codec, "xmlcharrefreplace")) + 2 for t in texts}
         self.within = {t: [e for e in universe if e and e in t] for t in texts}
         self._splits: dict[tuple[object, ...], _Split] = {}
@@ -519,7 +524,7 @@ class _Pricer:
         key = tuple(entries)
         found = self._layouts.get(key)
         if found is None:
-            found = self._layouts[key] = _Layout(entries, self.codec)
+            found = self._layouts[key] = _Layout(entries, self.encoded)
         return found
 
     def split(
@@ -603,7 +608,7 @@ def _prune(
                 saving += slots[text] * (
                     pricer.split(text, layout, exclude=entry)[0] - costs[text]
                 )
-            if saving <= len(entry.encode(pricer.codec, "xmlcharrefreplace")) + 1:
+            if saving <= len(pricer.encoded[entry]) + 1:
                 dropped.append(entry)
         if not dropped:
             break
