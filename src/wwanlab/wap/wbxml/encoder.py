@@ -276,6 +276,8 @@ class _Planner:
                 cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
                 if best is None or cost < best[0]:
                     best = (cost, page, token, length)
+            if best is not None and best[0] == 1:
+                break  # one token takes the whole value: no choice costs less
         if best is None:
             self._item(_Ref(T.LITERAL, name))
             self._value(value)
@@ -299,6 +301,8 @@ class _Planner:
 
     def _value_string(self, text: str, start: int) -> None:
         """``text[start:]`` as strings and value tokens (WBXML 5.8.3)."""
+        if start == len(text):
+            return
         splits = self._value_splits(text, self.attr_page)
         if splits is None:
             self._text(text[start:])
@@ -315,13 +319,13 @@ class _Planner:
         A remainder that holds no value string is priced at its encoded size; the
         dynamic programme counts a character the charset lacks as one byte, so it gives
         the same answer only where the text's sizes are exact (``_estimated``)."""
+        if start == len(text):
+            return 0
         splits = self._value_splits(text, attr_page)
         if splits is not None and (
             text not in self._estimated or self._holds_value_string(text[start:])
         ):
             return splits.cost(start)
-        if start == len(text):
-            return 0
         if text.isascii():  # one byte a character in every charset written
             return len(text) - start + 2
         return len(text[start:].encode(self.codec, "xmlcharrefreplace")) + 2
