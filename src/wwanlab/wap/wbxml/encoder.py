@@ -500,8 +500,6 @@ class _Layout:
             if text:
                 self.rank[text] = len(self.rank)
         self.ref_cost = {text: 1 + T.mb_u_int32_size(at) for text, at in self.offset.items()}
-        self.splits: dict[tuple[str, str | None, bool], _Split] = {}
-        """``_Pricer.split``'s answers for this table: pruning and pricing ask again."""
 
 
 class _Pricer:
@@ -520,6 +518,8 @@ class _Pricer:
         self.encoded = {text: text.encode(codec) for text in universe}
         """Each entry's bytes in the table (an entry is always encodable)."""
         self.inline = {t: len(t.encode(codec, "xmlcharrefreplace")) + 2 for t in texts}
+        self.alone: dict[str, _Split] = {t: (self.inline[t], [t]) for t in texts}
+        """Each string's split when no entry fits it: inline, whole."""
         self.within = {t: [e for e in universe if e and e in t] for t in texts}
         self._splits: dict[tuple[object, ...], _Split] = {}
         self._layouts: dict[tuple[str, ...], _Layout] = {}
@@ -537,39 +537,30 @@ class _Pricer:
         """Cheapest STR_I/STR_T pieces for ``text`` without ``exclude``'s entry.
 
         With ``whole`` the text is one piece: a reference to all of it, or inline."""
-        asked = (text, exclude, whole)
-        found = layout.splits.get(asked)
-        if found is None:
-            found = layout.splits[asked] = self._split(text, layout, exclude, whole)
-        return found
-
-    def _split(self, text: str, layout: _Layout, exclude: str | None, whole: bool) -> _Split:
         inline = self.inline[text]
         own = layout.ref_cost.get(text) if text != exclude else None
         if own is not None and own <= inline:
             return own, [self.index[text]]
         if whole:
-            return inline, [text]
+            return self.alone[text]
         rank = layout.rank
         present = [e for e in self.within[text] if e in rank and e != exclude]
         if not present:
-            return inline, [text]
+            return self.alone[text]
         if len(present) > 1:
             present.sort(key=rank.__getitem__)
         costs = [layout.ref_cost[e] for e in present]
         key = (text, *present, *costs)
         found = self._splits.get(key)
         if found is None:
-            options = [
-                (e, cost, i) for i, (e, cost) in enumerate(zip(present, costs, strict=True))
-            ]
-            total, pieces = _cheapest_pieces(text, self.codec, _occurrences(text, options))
-            index = self.index
-            found = self._splits[key] = (
-                total,
-                [index[present[p]] if isinstance(p, int) else p for p in pieces],
-            )
+            found = self._splits[key] = self._cheapest(text, present, costs)
         return found
+
+    def _cheapest(self, text: str, present: list[str], costs: list[int]) -> _Split:
+        options = [(e, cost, i) for i, (e, cost) in enumerate(zip(present, costs, strict=True))]
+        total, pieces = _cheapest_pieces(text, self.codec, _occurrences(text, options))
+        index = self.index
+        return total, [index[present[p]] if isinstance(p, int) else p for p in pieces]
 
 
 def _prune(
