@@ -479,11 +479,15 @@ class _Layout:
     """A string table: entries placed (suffixes shared), offsets, encoded bytes, and
     what a reference to each entry costs (STR_T and its mb_u_int32 offset)."""
 
-    def __init__(self, entries: list[str], encoded: dict[str, bytes]) -> None:
+    def __init__(self, entries: list[str], order: list[str], encoded: dict[str, bytes]) -> None:
+        """``order``: every entry that may be placed, longest first (placement order)."""
         self.offset: dict[str, int] = {}
         blob = bytearray()
         placed: list[tuple[bytes, int]] = []
-        for text in sorted(dict.fromkeys(entries), key=lambda s: -len(encoded[s])):
+        members = set(entries)
+        for text in order:
+            if text not in members:
+                continue
             data = encoded[text]
             for host, at in placed:  # WBXML 5.7: a reference may point into a string
                 if host.endswith(data):
@@ -517,6 +521,10 @@ class _Pricer:
         self.index = {text: i for i, text in enumerate(universe)}
         self.encoded = {text: text.encode(codec) for text in universe}
         """Each entry's bytes in the table (an entry is always encodable)."""
+        self.order = sorted(universe, key=lambda s: -len(self.encoded[s]))
+        """Entries longest first, ties in the universe's order: every table's entries come
+        in that order too (a table's list is a subsequence of it), so this is how each
+        table places them."""
         self.inline = {t: len(t.encode(codec, "xmlcharrefreplace")) + 2 for t in texts}
         self.alone: dict[str, _Split] = {t: (self.inline[t], [t]) for t in texts}
         """Each string's split when no entry fits it: inline, whole."""
@@ -528,7 +536,7 @@ class _Pricer:
         key = tuple(entries)
         found = self._layouts.get(key)
         if found is None:
-            found = self._layouts[key] = _Layout(entries, self.encoded)
+            found = self._layouts[key] = _Layout(entries, self.order, self.encoded)
         return found
 
     def split(
