@@ -122,6 +122,20 @@ def test_wml_attribute_starts_and_value_tokens_are_chosen_by_cost():
     assert out == expected
 
 
+def test_value_remainder_without_value_string_is_priced_at_its_encoded_size():
+    """A remainder after an attribute start that holds no value string is priced at its
+    encoded size, a character the charset lacks at its character reference's (``&#233;``),
+    so in US-ASCII href + "https://" + é (3 + ENTITY) is taken over href="https://"
+    + é, which the attribute value's one dynamic programme alone would price lower."""
+    out = encode(
+        '<wml><card><p><a href="https://\u00e9">t</a></p></card></wml>'.encode(),
+        public_id="-//WAPFORUM//DTD WML 1.3//EN",
+        charset=3,
+    )
+    # wml card p a(attr,content) href "https://" ENTITY 233 END "t" END END END END
+    assert out == bytes.fromhex("030a03007f6760dc4a900281690103740001010101")
+
+
 def test_repeated_strings_go_to_the_string_table_only_when_it_pays():
     once = encode(b"<a><b>hello world</b></a>", public_id=1)
     # Literal names must live in the table ("a\0b\0"); the text occurs once: inline.

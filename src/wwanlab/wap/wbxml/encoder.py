@@ -163,8 +163,9 @@ class _Planner:
         self._slots: dict[tuple[str, bool], _Slot] = {}
         self.tag_page = 0
         self.attr_page = 0
-        self._value_cache: dict[int, dict[str, tuple[int, list[str | int]]]] = {}  # by page
+        self._value_cache: dict[int, dict[str, _Splits]] = {}  # by page
         self._plain: set[str] = set()  # texts that hold no attribute-value string
+        self._estimated: set[str] = set()  # value texts whose sizes _size_prefix estimates
         self._value_index = table.value_tokens if table else {}
         self._value_pattern = table.value_pattern if table else None
 
@@ -265,82 +266,99 @@ class _Planner:
                 value = [Opaque(packed)]
         prefixes = self.attr_prefixes.get(name)
         first = value[0] if value and isinstance(value[0], str) else ""
-        best: tuple[int, int, int, str] | None = None  # (cost, page, token, prefix)
+        best: tuple[int, int, int, int] | None = None  # (cost, page, token, prefix length)
         lengths, by_prefix = prefixes if prefixes is not None else ([], {})
-        plain = bool(lengths) and self._is_plain(first)
         for length in lengths:
             if length > len(first):
                 continue
-            for prefix, page, token in by_prefix.get(first[:length], ()):
-                rest = first[length:]
-                if plain:
-                    self._plain.add(rest)  # a part of a text that holds no value string
-                rest_cost = self._value_cost(rest, page)
+            for _, page, token in by_prefix.get(first[:length], ()):
+                rest_cost = self._value_cost(first, length, page)
                 cost = (2 if page != self.attr_page else 0) + 1 + rest_cost
                 if best is None or cost < best[0]:
-                    best = (cost, page, token, prefix)
+                    best = (cost, page, token, length)
+            if best is not None and best[0] == 1:
+                break  # one token takes the whole value: no choice costs less
         if best is None:
             self._item(_Ref(T.LITERAL, name))
             self._value(value)
             return
-        _, page, token, prefix = best
+        _, page, token, length = best
         if page != self.attr_page:
             self.octets += bytes((T.SWITCH_PAGE, page))
             self.attr_page = page
         self.octets.append(token)
         if value and isinstance(value[0], str):
-            value = [value[0][len(prefix) :], *value[1:]]
+            self._value_string(first, length)
+            value = value[1:]
         self._value(value)
 
     def _value(self, parts: list[Part]) -> None:
         for part in parts:
             if isinstance(part, str):
-                for piece in self._value_tokens(part):
-                    if isinstance(piece, int):
-                        self.octets.append(piece)
-                    else:
-                        self._text(piece)
+                self._value_string(part, 0)
             else:
                 self._content(part)
 
-    def _value_tokens(self, text: str) -> list[str | int]:
-        """Split an attribute value into strings and value tokens (WBXML 5.8.3)."""
-        return self._split_value(text, self.attr_page)[1]
+    def _value_string(self, text: str, start: int) -> None:
+        """``text[start:]`` as strings and value tokens (WBXML 5.8.3)."""
+        if start == len(text):
+            return
+        splits = self._value_splits(text, self.attr_page)
+        if splits is None:
+            self._text(text[start:])
+            return
+        for piece in splits.pieces(start):
+            if isinstance(piece, int):
+                self.octets.append(piece)
+            else:
+                self._text(piece)
 
-    def _value_cost(self, text: str, attr_page: int) -> int:
-        return self._split_value(text, attr_page)[0]
+    def _value_cost(self, text: str, start: int, attr_page: int) -> int:
+        """Bytes of ``text[start:]`` at its cheapest, as :meth:`_value_string` writes it.
 
-    def _split_value(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
+        A remainder that holds no value string is priced at its encoded size; the
+        dynamic programme counts a character the charset lacks as one byte, so it gives
+        the same answer only where the text's sizes are exact (``_estimated``)."""
+        if start == len(text):
+            return 0
+        splits = self._value_splits(text, attr_page)
+        if splits is not None and (
+            text not in self._estimated or self._holds_value_string(text[start:])
+        ):
+            return splits.cost(start)
+        if text.isascii():  # one byte a character in every charset written
+            return len(text) - start + 2
+        return len(text[start:].encode(self.codec, "xmlcharrefreplace")) + 2
+
+    def _holds_value_string(self, text: str) -> bool:
+        """Whether some code page's attribute-value string occurs in ``text``."""
+        return self._value_pattern is not None and self._value_pattern.search(text) is not None
+
+    def _value_splits(self, text: str, attr_page: int) -> _Splits | None:
+        """The value tokens' splits of ``text`` and of each of its suffixes, so every
+        attribute start that could take a prefix of it is priced by one dynamic programme;
+        None when ``text`` holds no value string (it is one inline string)."""
+        if text in self._plain:
+            return None
         on_page = self._value_cache.get(attr_page)
         if on_page is None:
             on_page = self._value_cache[attr_page] = {}
-        cached = on_page.get(text)
-        if cached is None:
-            cached = on_page[text] = self._split_value_uncached(text, attr_page)
-        return cached
-
-    def _is_plain(self, text: str) -> bool:
-        """Whether no code page's attribute-value string occurs in ``text``."""
-        if text in self._plain:
-            return True
-        if self._value_pattern is not None and self._value_pattern.search(text) is not None:
-            return False
-        self._plain.add(text)
-        return True
-
-    def _split_value_uncached(self, text: str, attr_page: int) -> tuple[int, list[str | int]]:
-        if not text:
-            return 0, []
-        if self._is_plain(text):
-            return len(text.encode(self.codec, "xmlcharrefreplace")) + 2, [text]
-        options = [
-            (value, 1, token)
-            for first, choices in self._value_index.items()
-            if first in text
-            for value, page, token in choices
-            if page == attr_page and value in text
-        ]
-        return _cheapest_pieces(text, self.codec, _occurrences(text, options))
+        splits = on_page.get(text)
+        if splits is None:
+            if not self._holds_value_string(text):
+                self._plain.add(text)
+                return None
+            options = [
+                (value, 1, token)
+                for first, choices in self._value_index.items()
+                if first in text
+                for value, page, token in choices
+                if page == attr_page and value in text
+            ]
+            splits = on_page[text] = _Splits(text, self.codec, _occurrences(text, options))
+            if len(text.encode(self.codec, "xmlcharrefreplace")) != splits.prefix[-1]:
+                self._estimated.add(text)
+        return splits
 
     def _content(self, part: Part, whole: bool = False) -> None:
         if isinstance(part, str):
@@ -461,12 +479,16 @@ class _Layout:
     """A string table: entries placed (suffixes shared), offsets, encoded bytes, and
     what a reference to each entry costs (STR_T and its mb_u_int32 offset)."""
 
-    def __init__(self, entries: list[str], codec: str) -> None:
+    def __init__(self, entries: list[str], order: list[str], encoded: dict[str, bytes]) -> None:
+        """``order``: every entry that may be placed, longest first (placement order)."""
         self.offset: dict[str, int] = {}
         blob = bytearray()
         placed: list[tuple[bytes, int]] = []
-        for text in sorted(dict.fromkeys(entries), key=lambda s: -len(s.encode(codec))):
-            data = text.encode(codec, "xmlcharrefreplace")
+        members = set(entries)
+        for text in order:
+            if text not in members:
+                continue
+            data = encoded[text]
             for host, at in placed:  # WBXML 5.7: a reference may point into a string
                 if host.endswith(data):
                     self.offset[text] = at + len(host) - len(data)
@@ -476,11 +498,12 @@ class _Layout:
                 placed.append((data, len(blob)))
                 blob += data + b"\x00"
         self.data = bytes(blob)
-        self.rank = {text: i for i, text in enumerate(t for t in self.offset if t)}
+        self.rank: dict[str, int] = {}
         """Non-empty entries in placement order: the order splits try them in."""
+        for text in self.offset:
+            if text:
+                self.rank[text] = len(self.rank)
         self.ref_cost = {text: 1 + T.mb_u_int32_size(at) for text, at in self.offset.items()}
-        self.splits: dict[tuple[str, str | None, bool], _Split] = {}
-        """``_Pricer.split``'s answers for this table: pruning and pricing ask again."""
 
 
 class _Pricer:
@@ -496,7 +519,15 @@ class _Pricer:
         self.codec = codec
         self.universe = universe
         self.index = {text: i for i, text in enumerate(universe)}
+        self.encoded = {text: text.encode(codec) for text in universe}
+        """Each entry's bytes in the table (an entry is always encodable)."""
+        self.order = sorted(universe, key=lambda s: -len(self.encoded[s]))
+        """Entries longest first, ties in the universe's order: every table's entries come
+        in that order too (a table's list is a subsequence of it), so this is how each
+        table places them."""
         self.inline = {t: len(t.encode(codec, "xmlcharrefreplace")) + 2 for t in texts}
+        self.alone: dict[str, _Split] = {t: (self.inline[t], [t]) for t in texts}
+        """Each string's split when no entry fits it: inline, whole."""
         self.within = {t: [e for e in universe if e and e in t] for t in texts}
         self._splits: dict[tuple[object, ...], _Split] = {}
         self._layouts: dict[tuple[str, ...], _Layout] = {}
@@ -505,7 +536,7 @@ class _Pricer:
         key = tuple(entries)
         found = self._layouts.get(key)
         if found is None:
-            found = self._layouts[key] = _Layout(entries, self.codec)
+            found = self._layouts[key] = _Layout(entries, self.order, self.encoded)
         return found
 
     def split(
@@ -514,39 +545,30 @@ class _Pricer:
         """Cheapest STR_I/STR_T pieces for ``text`` without ``exclude``'s entry.
 
         With ``whole`` the text is one piece: a reference to all of it, or inline."""
-        asked = (text, exclude, whole)
-        found = layout.splits.get(asked)
-        if found is None:
-            found = layout.splits[asked] = self._split(text, layout, exclude, whole)
-        return found
-
-    def _split(self, text: str, layout: _Layout, exclude: str | None, whole: bool) -> _Split:
         inline = self.inline[text]
         own = layout.ref_cost.get(text) if text != exclude else None
         if own is not None and own <= inline:
             return own, [self.index[text]]
         if whole:
-            return inline, [text]
+            return self.alone[text]
         rank = layout.rank
         present = [e for e in self.within[text] if e in rank and e != exclude]
         if not present:
-            return inline, [text]
+            return self.alone[text]
         if len(present) > 1:
             present.sort(key=rank.__getitem__)
         costs = [layout.ref_cost[e] for e in present]
         key = (text, *present, *costs)
         found = self._splits.get(key)
         if found is None:
-            options = [
-                (e, cost, i) for i, (e, cost) in enumerate(zip(present, costs, strict=True))
-            ]
-            total, pieces = _cheapest_pieces(text, self.codec, _occurrences(text, options))
-            index = self.index
-            found = self._splits[key] = (
-                total,
-                [index[present[p]] if isinstance(p, int) else p for p in pieces],
-            )
+            found = self._splits[key] = self._cheapest(text, present, costs)
         return found
+
+    def _cheapest(self, text: str, present: list[str], costs: list[int]) -> _Split:
+        options = [(e, cost, i) for i, (e, cost) in enumerate(zip(present, costs, strict=True))]
+        total, pieces = _cheapest_pieces(text, self.codec, _occurrences(text, options))
+        index = self.index
+        return total, [index[present[p]] if isinstance(p, int) else p for p in pieces]
 
 
 def _prune(
@@ -565,21 +587,31 @@ def _prune(
         layout = pricer.layout(required + keep)
         users: dict[int, list[str]] = {}  # entry -> texts whose split uses it
         costs: dict[str, int] = {}
+        work = 0  # characters to re-split
         for text in slots:
             if not pricer.within[text]:
                 continue  # no entry can touch it: it has the same cost under every table
             costs[text], pieces = pricer.split(text, layout)
-            for piece in dict.fromkeys(p for p in pieces if isinstance(p, int)):
-                users.setdefault(piece, []).append(text)
-        if sum(len(t) for texts in users.values() for t in texts) > _PRUNE_WORK_LIMIT:
+            for piece in pieces:
+                if isinstance(piece, int):
+                    texts = users.get(piece)
+                    if texts is None:
+                        users[piece] = [text]
+                    elif texts[-1] == text:
+                        continue  # the entry used twice in this text
+                    else:
+                        texts.append(text)
+                    work += len(text)
+        if work > _PRUNE_WORK_LIMIT:
             return keep
         dropped = []
         for entry in keep:
-            saving = sum(
-                slots[text] * (pricer.split(text, layout, exclude=entry)[0] - costs[text])
-                for text in users.get(pricer.index[entry], ())
-            )
-            if saving <= len(entry.encode(pricer.codec, "xmlcharrefreplace")) + 1:
+            saving = 0
+            for text in users.get(pricer.index[entry], []):
+                saving += slots[text] * (
+                    pricer.split(text, layout, exclude=entry)[0] - costs[text]
+                )
+            if saving <= len(pricer.encoded[entry]) + 1:
                 dropped.append(entry)
         if not dropped:
             break
@@ -613,7 +645,14 @@ def _occurrences(
 def _cheapest_pieces(
     text: str, codec: str, matches: dict[int, list[tuple[int, int, int]]]
 ) -> tuple[int, list[str | int]]:
-    """Cheapest split of ``text`` into inline runs and tokens, by dynamic programming.
+    """Cheapest split of ``text`` into inline runs and tokens (see :class:`_Splits`)."""
+    splits = _Splits(text, codec, matches)
+    return splits.cost(0), splits.pieces(0)
+
+
+class _Splits:
+    """Cheapest splits of ``text`` and of each of its suffixes into inline runs and
+    tokens, by one dynamic programme from the end.
 
     An inline run costs its bytes plus 2 (STR_I and the terminator); ``matches[i]``
     lists the tokens usable at ``i`` as (characters covered, cost, token value).
@@ -621,59 +660,82 @@ def _cheapest_pieces(
     the same with a run already open (its framing paid). Only the positions where a
     token starts need a decision: anywhere else the cheapest move is to carry the run
     on, so the costs between two such positions follow from the size prefix sums and
-    the work is linear in the matches, not in the characters.
+    the work is linear in the matches, not in the characters. A suffix's answer depends
+    only on the matches inside it, so ``cost(i)`` and ``pieces(i)`` are what a split of
+    ``text[i:]`` alone would give.
     """
-    n = len(text)
-    prefix = _size_prefix(text, codec)
-    starts = sorted(matches)
-    free: dict[int, int] = {n: 0}
-    open_: dict[int, int] = {n: 0}
-    take: dict[int, tuple[int, int]] = {}
-    extend: dict[int, bool] = {}
-    for k in range(len(starts) - 1, -1, -1):
-        i = starts[k]
-        q = starts[k + 1] if k + 1 < len(starts) else n  # the next start after i
-        carry = prefix[q] - prefix[i] + open_[q]  # this character, then the run goes on
-        best = 2 + carry
-        for length, cost, value in matches[i]:
-            after = free.get(i + length)
-            if after is None:  # not a start: open a run there and carry it on
-                q = _next_start(starts, i + length, n)
-                after = 2 + prefix[q] - prefix[i + length] + open_[q]
-            if cost + after < best:
-                best, take[i] = cost + after, (length, value)
-        free[i] = best
-        extend[i] = carry <= best
-        open_[i] = min(carry, best)
-    pieces: list[str | int] = []
-    run_from = -1  # where the open run started, -1 when none is open
-    i = 0
-    while i < n:
-        if i not in free:  # no token starts here: the run carries on to the next start
-            if run_from < 0:
+
+    def __init__(
+        self, text: str, codec: str, matches: dict[int, list[tuple[int, int, int]]]
+    ) -> None:
+        n = len(text)
+        prefix = _size_prefix(text, codec)
+        starts = sorted(matches)
+        free: dict[int, int] = {n: 0}
+        open_: dict[int, int] = {n: 0}
+        take: dict[int, tuple[int, int]] = {}
+        extend: dict[int, bool] = {}
+        for k in range(len(starts) - 1, -1, -1):
+            i = starts[k]
+            q = starts[k + 1] if k + 1 < len(starts) else n  # the next start after i
+            carry = prefix[q] - prefix[i] + open_[q]  # this character, then the run goes on
+            best = 2 + carry
+            for length, cost, value in matches[i]:
+                after = free.get(i + length)
+                if after is None:  # not a start: open a run there and carry it on
+                    q = _next_start(starts, i + length, n)
+                    after = 2 + prefix[q] - prefix[i + length] + open_[q]
+                if cost + after < best:
+                    best, take[i] = cost + after, (length, value)
+            free[i] = best
+            extend[i] = carry <= best
+            open_[i] = min(carry, best)
+        self.text = text
+        self.prefix = prefix
+        self.starts = starts
+        self.free = free
+        self.open_ = open_
+        self.take = take
+        self.extend = extend
+
+    def cost(self, start: int) -> int:
+        """Bytes of ``text[start:]`` at its cheapest."""
+        total = self.free.get(start)
+        if total is None:
+            n = len(self.text)
+            q = _next_start(self.starts, start, n)
+            total = 2 + self.prefix[q] - self.prefix[start] + self.open_[q]
+        return total
+
+    def pieces(self, start: int) -> list[str | int]:
+        """``text[start:]`` at its cheapest: inline strings and token values."""
+        text, free, starts = self.text, self.free, self.starts
+        n = len(text)
+        pieces: list[str | int] = []
+        run_from = -1  # where the open run started, -1 when none is open
+        i = start
+        while i < n:
+            if i not in free:  # no token starts here: the run carries on to the next start
+                if run_from < 0:
+                    run_from = i
+                i = _next_start(starts, i, n)
+                continue
+            if run_from >= 0 and not self.extend[i]:
+                pieces.append(text[run_from:i])
+                run_from = -1
+            if run_from >= 0:
+                i += 1
+                continue
+            chosen = self.take.get(i)
+            if chosen is None:
                 run_from = i
-            i = _next_start(starts, i, n)
-            continue
-        if run_from >= 0 and not extend[i]:
-            pieces.append(text[run_from:i])
-            run_from = -1
+                i += 1
+            else:
+                pieces.append(chosen[1])
+                i += chosen[0]
         if run_from >= 0:
-            i += 1
-            continue
-        chosen = take.get(i)
-        if chosen is None:
-            run_from = i
-            i += 1
-        else:
-            pieces.append(chosen[1])
-            i += chosen[0]
-    if run_from >= 0:
-        pieces.append(text[run_from:])
-    total = free.get(0)
-    if total is None:
-        q = _next_start(starts, 0, n)
-        total = 2 + prefix[q] + open_[q]
-    return total, pieces
+            pieces.append(text[run_from:])
+        return pieces
 
 
 def _next_start(starts: list[int], i: int, n: int) -> int:
@@ -723,15 +785,21 @@ def _assemble(
                 if choice not in strategies:
                     strategies.append(choice)
     # Strings no candidate entry can touch are inline under every table.
-    priced = {slot: k for slot, k in placed.items() if pricer.within[slot.text]}
-    fixed += sum(k * pricer.inline[slot.text] for slot, k in placed.items() if slot not in priced)
-    best: tuple[int, _Layout, dict[_Slot, list[str | int]]] | None = None
+    priced: dict[_Slot, int] = {}
+    for slot, k in placed.items():
+        if pricer.within[slot.text]:
+            priced[slot] = k
+        else:
+            fixed += k * pricer.inline[slot.text]
+    best: tuple[int, _Layout, dict[_Slot, _Split]] | None = None
     for optional in strategies:
         layout = pricer.layout(required + optional)
         splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
         used = set(required)
         for _, split in splits.values():
-            used.update(pricer.universe[p] for p in split if isinstance(p, int))
+            for p in split:
+                if isinstance(p, int):
+                    used.add(pricer.universe[p])
         if len(used) != len(layout.offset):  # drop entries nothing references, re-place
             layout = pricer.layout([s for s in required + optional if s in used])
             splits = {slot: pricer.split(slot.text, layout, whole=slot.whole) for slot in priced}
@@ -739,16 +807,18 @@ def _assemble(
         size = T.mb_u_int32_size(len(layout.data)) + len(layout.data) + fixed
         if fpi is not None:
             size += T.mb_u_int32_size(layout.offset[fpi])
-        size += sum(k * layout.ref_cost[text] for text, k in refs.items())
-        size += sum(k * splits[slot][0] for slot, k in priced.items())
+        for text, k in refs.items():
+            size += k * layout.ref_cost[text]
+        for slot, k in priced.items():
+            size += k * splits[slot][0]
         if best is None or size < best[0]:
-            best = size, layout, {slot: split for slot, (_, split) in splits.items()}
+            best = size, layout, splits
     assert best is not None
     _, layout, chosen = best
     offsets = [layout.offset.get(text, -1) for text in pricer.universe]
     pieces = {
         slot: [offsets[p] if isinstance(p, int) else p for p in split]
-        for slot, split in chosen.items()
+        for slot, (_, split) in chosen.items()
     }
     return _emit(plan, layout, pieces, fpi, number, version, mib, codec)
 
