@@ -23,6 +23,17 @@ SchedulerOption = Annotated[
 ]
 DbOption = Annotated[Path, typer.Option("--db", help="Results database (DuckDB).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+RetryIntervalOption = Annotated[
+    float, typer.Option(help="WTP retry interval R in seconds (WTP 9.4.1).")
+]
+RetryLinkOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="PRESET",
+        help="Size R at each start to what was sent, for this link preset's "
+        "line (tuned, not WTP's fixed R; docs/transports.md).",
+    ),
+]
 
 
 PIPE_WIDTH = 1000

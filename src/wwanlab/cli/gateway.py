@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from wwanlab.aio.gateway import BindError, GatewayConfig, serve
+from wwanlab.cli.common import RetryIntervalOption, RetryLinkOption
 from wwanlab.cli.config_file import apply_config_file
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
@@ -91,17 +92,8 @@ def register(app: typer.Typer) -> None:
             float, typer.Option(help="Seconds before a quiet session is dropped.")
         ] = 300.0,
         max_fetches: Annotated[int, typer.Option(help="Origin requests at once.")] = 128,
-        retry_interval: Annotated[
-            float, typer.Option(help="WTP retry interval R in seconds (WTP 9.4.1).")
-        ] = L_R_WITH_USER_ACK,
-        retry_link: Annotated[
-            str | None,
-            typer.Option(
-                metavar="PRESET",
-                help="Size R at each start to what was sent, for this link preset's "
-                "line (tuned, not WTP's fixed R; docs/transports.md).",
-            ),
-        ] = None,
+        retry_interval: RetryIntervalOption = L_R_WITH_USER_ACK,
+        retry_link: RetryLinkOption = None,
         fakewap_quirks: Annotated[
             bool,
             typer.Option(

@@ -21,7 +21,7 @@ from wwanlab.aio.client import (
     WapTimeout,
     default_port,
 )
-from wwanlab.cli.common import print_json
+from wwanlab.cli.common import RetryIntervalOption, RetryLinkOption, print_json
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.link.presets import get_preset
@@ -166,17 +166,8 @@ def register(app: typer.Typer) -> None:
             str, typer.Option(help="Content type of the --data body.")
         ] = "application/octet-stream",
         timeout: Annotated[float, typer.Option(help="Seconds to wait in all.")] = 60.0,
-        retry_interval: Annotated[
-            float, typer.Option(help="WTP retry interval R in seconds (WTP 9.4.1).")
-        ] = L_R_WITH_USER_ACK,
-        retry_link: Annotated[
-            str | None,
-            typer.Option(
-                metavar="PRESET",
-                help="Size R at each start to what was sent, for this link preset's "
-                "line (tuned, not WTP's fixed R; docs/transports.md).",
-            ),
-        ] = None,
+        retry_interval: RetryIntervalOption = L_R_WITH_USER_ACK,
+        retry_link: RetryLinkOption = None,
         json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     ) -> None:
         """Fetch URL through a WAP gateway; print status, headers, body size and time."""

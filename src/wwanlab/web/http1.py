@@ -42,11 +42,7 @@ class Request:
 
     @property
     def keep_alive(self) -> bool:
-        """RFC 9112 9.3: 1.1 persists unless "close"; 1.0 only with "keep-alive"."""
-        connection = (self.header("connection") or "").lower()
-        if self.version == "HTTP/1.1":
-            return "close" not in connection
-        return "keep-alive" in connection
+        return _persists(self.version, self.headers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +58,16 @@ class Response:
 
     @property
     def keep_alive(self) -> bool:
-        """RFC 9112 9.3: the connection persists after this response, as for a request."""
-        connection = (self.header("connection") or "").lower()
-        if self.version == "HTTP/1.1":
-            return "close" not in connection
-        return "keep-alive" in connection
+        """The connection persists after this response (the same rule as a request's)."""
+        return _persists(self.version, self.headers)
+
+
+def _persists(version: str, headers: tuple[tuple[str, str], ...]) -> bool:
+    """RFC 9112 9.3: 1.1 persists unless "close"; 1.0 only with "keep-alive"."""
+    connection = (_header(headers, "connection") or "").lower()
+    if version == "HTTP/1.1":
+        return "close" not in connection
+    return "keep-alive" in connection
 
 
 def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
