@@ -17,7 +17,6 @@ Any other content passes through byte for byte.
 """
 
 import contextlib
-import functools
 from dataclasses import dataclass
 
 from wwanlab.core.memo import small_input_cache
@@ -197,24 +196,16 @@ def _canonical_media(content_type: str) -> tuple[str, str]:
     return str(media), media.essence
 
 
-COMPILE_CACHE_BODY_LIMIT = 64 * 1024  # octets; a deck is small, a cache of big ones is not
+COMPILE_CACHE_LIMIT = 64 * 1024  # octets; a deck is small, a cache of big ones is not
 
 
+@small_input_cache(COMPILE_CACHE_LIMIT, entries=128)  # origins serve the same decks again
 def _compile(content_type: str, body: bytes) -> tuple[str, bytes] | None:
-    """The compiled form, from a small cache: origins serve the same decks again."""
-    if len(body) > COMPILE_CACHE_BODY_LIMIT:
-        return _compile_uncached(content_type, body)
-    return _compile_cached(content_type, body)
-
-
-def _compile_uncached(content_type: str, body: bytes) -> tuple[str, bytes] | None:
+    """The compiled form, or None when the body is not well-formed."""
     try:
         return compile_content(content_type, body)
     except (WbxmlError, ValueError):
         return None
-
-
-_compile_cached = functools.lru_cache(maxsize=128)(_compile_uncached)
 
 
 @small_input_cache(CACHED_CHARS)
