@@ -54,7 +54,7 @@ def test_reproduce_one_with_json(
 ) -> None:
     code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "--json")
     assert json.loads(out)["reproductions"] == [
-        {"name": "toy", "paper": "papers/none", "title": "A toy reproduction"}
+        {"name": "toy", "paper": "papers/none", "title": "A toy reproduction", "extensions": []}
     ]
     report = tmp_path / "report"
     args = ["reproduce", "all", "--quick", "--out", str(report), "--db", str(tmp_path / "w.db")]
@@ -65,7 +65,7 @@ def test_reproduce_one_with_json(
     assert entry["claims"][0]["holds"] is True
     assert (report / "index.html").exists() and (report / "toy.html").exists()
     code, out, _ = wwanlab(capsys, monkeypatch, *args, "--jobs", "1")
-    assert code == 0 and "1 of 1 claims hold" in out
+    assert code == 0 and "1 of 1 of the paper's claims hold" in out
 
 
 def test_list_shows_every_paper_and_derives_status_from_the_registry(

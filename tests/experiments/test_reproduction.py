@@ -7,6 +7,7 @@ from tests.experiments import kinds  # noqa: F401  (registers the test kinds)
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments import reproduction as registry
 from wwanlab.experiments.reproduction import (
+    AblationRun,
     Claim,
     ClaimPart,
     Context,
@@ -152,3 +153,33 @@ def test_paper_status_follows_the_registry() -> None:
     finally:
         del registry.REPRODUCTIONS["wave-and-wait"]
     assert status["wave-and-wait"] == "reproduced" and status["wap-vs-tcp"] == "not yet"
+
+
+def test_misses_are_explained_and_extensions_counted_apart(tmp_path: Path) -> None:
+    ablation = (AblationRun("TBF set-up on (as run)", "2.1 kbit/s", False),)
+    missed = Claim("A beats B", "+20%", "-3%", False).with_why("B's link idles", ablation)
+    unexplained = Claim("C beats D", "+5%", "-1%", False)
+    energy = Claim("A saves joules", "n/a", "12%", True, extension=True)
+    ctx = Context(TOY, quick=True, out=tmp_path)
+    page = reproduction_page(
+        ctx,
+        title="T",
+        summary="s",
+        setup=[],
+        claims=[missed, unexplained, energy],
+        figures=[],
+        assumptions=[],
+        calibration=["queue length, on Table 9's idle row (no claim tests it)"],
+    )
+    titles = [s.title for s in page.sections]
+    assert titles[:4] == [
+        "Claims",
+        "This project's extensions (not the paper's claims)",
+        "Why it misses",
+        "Calibrated on",
+    ]
+    text = page.render(tmp_path)
+    assert "Mechanism: B&#x27;s link idles" in text and "TBF set-up on (as run)" in text
+    assert "C beats D Not explained yet" in text
+    result = ReproductionResult("toy", [missed, unexplained, energy], page)
+    assert (result.held, len(result.paper_claims), len(result.extensions)) == (0, 2, 1)

@@ -17,6 +17,7 @@ from wwanlab.cli.common import (
 )
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.reproduction import (
+    Claim,
     load_reproductions,
     paper_status,
     reproduce,
@@ -47,7 +48,12 @@ def register(app: typer.Typer) -> None:
         """Rerun a paper's experiments and say, per claim, whether it holds."""
         if list_:
             registered = [
-                {"name": r.name, "paper": r.paper, "title": r.title}
+                {
+                    "name": r.name,
+                    "paper": r.paper,
+                    "title": r.title,
+                    "extensions": list(r.extensions),
+                }
                 for r in sorted(load_reproductions().values(), key=lambda r: r.name)
             ]
             _print_list(paper_status(), registered, json)
@@ -75,19 +81,9 @@ def register(app: typer.Typer) -> None:
                 "tables": list(res.tables),
                 "numbers": dict(res.numbers),
                 "held": res.held,
-                "claims": [
-                    {
-                        "claim": c.claim,
-                        "paper": c.paper,
-                        "ours": c.ours,
-                        "holds": c.holds,
-                        "verdict": verdict(c),
-                        "parts": [
-                            {"what": p.what, "holds": p.holds, "ours": p.ours} for p in c.parts
-                        ],
-                    }
-                    for c in res.claims
-                ],
+                "claims": [_claim_json(c) for c in res.paper_claims],
+                "extensions_held": sum(1 for c in res.extensions if c.holds),
+                "extensions": [_claim_json(c) for c in res.extensions],
             }
             for res in results
         ]
@@ -100,17 +96,44 @@ def register(app: typer.Typer) -> None:
             table = Table(title=f"{entry['name']}: {entry['title']} ({entry['paper']})")
             for column in ("claim", "paper", "ours", "verdict"):
                 table.add_column(column)
-            for claim, c in zip(by_result[entry["name"]].claims, entry["claims"], strict=True):
-                colour = "green" if c["holds"] else "red"
-                said = "\n".join([f"[{colour}]{c['verdict']}[/]", *part_verdicts(claim)])
-                table.add_row(c["claim"], c["paper"], c["ours"], said)
+            res = by_result[entry["name"]]
+            for claim in [*res.paper_claims, *res.extensions]:
+                colour = "green" if claim.holds else "red"
+                said = "\n".join([f"[{colour}]{verdict(claim)}[/]", *part_verdicts(claim)])
+                mark = " (extension)" if claim.extension else ""
+                table.add_row(claim.claim + mark, claim.paper, claim.ours, said)
             console.print(table)
-            console.print(f"{entry['held']} of {len(entry['claims'])} claims hold")
+            line = f"{entry['held']} of {len(entry['claims'])} of the paper's claims hold"
+            if entry["extensions"]:
+                line += (
+                    f"; this project's extensions: {entry['extensions_held']} of "
+                    f"{len(entry['extensions'])}"
+                )
+            console.print(line)
         console.print(f"report: {out / 'index.html'}")
 
 
+def _claim_json(c: Claim) -> dict[str, Any]:
+    return {
+        "claim": c.claim,
+        "paper": c.paper,
+        "ours": c.ours,
+        "holds": c.holds,
+        "verdict": verdict(c),
+        "parts": [{"what": p.what, "holds": p.holds, "ours": p.ours} for p in c.parts],
+        "why": None
+        if c.why is None
+        else {
+            "mechanism": c.why.mechanism,
+            "ablation": [
+                {"variant": r.variant, "ours": r.ours, "holds": r.holds} for r in c.why.ablation
+            ],
+        },
+    }
+
+
 def _print_list(
-    papers: list[dict[str, str]], registered: list[dict[str, str]], json: bool
+    papers: list[dict[str, str]], registered: list[dict[str, Any]], json: bool
 ) -> None:
     """The papers, each with its reproduction's name and whether it is reproduced yet,
     then any registered reproduction that is not one of them."""
@@ -125,6 +148,13 @@ def _print_list(
     console.print(table)
     named = {p["reproduction"] for p in papers}
     others = [r for r in registered if r["name"] not in named]
+    for r in registered:
+        if r["extensions"]:
+            console.print(
+                f"{r['name']}: this project's extensions, counted apart from the paper's"
+            )
+            for e in r["extensions"]:
+                console.print(f"  - {e}")
     if others:
         extra = Table("name", "paper", "title", title="Other registered reproductions")
         for r in others:

@@ -17,7 +17,7 @@ import importlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,12 +58,33 @@ class ClaimPart:
 
 
 @dataclass(frozen=True)
+class AblationRun:
+    """One run of an ablation: the claim's measure with the suspected mechanism set one
+    way (``variant`` says which, e.g. "TBF set-up off"), and the claim's test on it."""
+
+    variant: str
+    ours: str
+    holds: bool | None = None  # None where the claim's test does not apply to the run
+
+
+@dataclass(frozen=True)
+class WhyMiss:
+    """Why a claim does not hold: the mechanism in one sentence, shown by an ablation
+    (runs that change only that mechanism, side by side with the reproduction's own)."""
+
+    mechanism: str
+    ablation: tuple[AblationRun, ...]
+
+
+@dataclass(frozen=True)
 class Claim:
     """A sentence of the paper tested on our data.
 
     A claim that says several things, or is tested against several plausible set-ups,
     carries ``parts``; it holds when every part does, and its verdict names which held
-    (``Claim.of_parts``).
+    (``Claim.of_parts``). ``extension`` marks a claim of this project's (energy, today's
+    transports), counted apart from the paper's; ``why`` explains a miss
+    (``with_why``), and the page shows it under "Why it misses".
     """
 
     claim: str  # the paper's sentence, quoted
@@ -71,10 +92,24 @@ class Claim:
     ours: str  # our number or text, measured the same way
     holds: bool
     parts: tuple[ClaimPart, ...] = ()
+    extension: bool = False
+    why: WhyMiss | None = None
 
     @classmethod
-    def of_parts(cls, claim: str, paper: str, ours: str, parts: Sequence[ClaimPart]) -> Claim:
-        return cls(claim, paper, ours, all(p.holds for p in parts), tuple(parts))
+    def of_parts(
+        cls,
+        claim: str,
+        paper: str,
+        ours: str,
+        parts: Sequence[ClaimPart],
+        *,
+        extension: bool = False,
+    ) -> Claim:
+        return cls(claim, paper, ours, all(p.holds for p in parts), tuple(parts), extension)
+
+    def with_why(self, mechanism: str, ablation: Sequence[AblationRun]) -> Claim:
+        """This claim with its miss explained (kept, but not shown, when it holds)."""
+        return replace(self, why=WhyMiss(mechanism, tuple(ablation)))
 
 
 @dataclass
@@ -89,8 +124,19 @@ class ReproductionResult:
     """Headline measurements beyond the claims (JSON-able), for ``reproduce --json``."""
 
     @property
+    def paper_claims(self) -> list[Claim]:
+        """The paper's claims, without this project's extensions."""
+        return [c for c in self.claims if not c.extension]
+
+    @property
+    def extensions(self) -> list[Claim]:
+        """This project's own claims (energy, today's transports), counted apart."""
+        return [c for c in self.claims if c.extension]
+
+    @property
     def held(self) -> int:
-        return sum(1 for c in self.claims if c.holds)
+        """How many of the paper's claims hold (extensions not counted)."""
+        return sum(1 for c in self.paper_claims if c.holds)
 
 
 @dataclass
@@ -140,12 +186,18 @@ class Reproduction:
 
     ``body(context)`` runs the scenarios (smaller ones when ``context.quick``) and
     returns the result; ``paper`` cites the paper (e.g. ``"papers/000: Section 5"``).
+    ``on_paper()`` applies the same claim tests to the paper's own published numbers
+    (where it prints them): a test the paper itself fails is a defect of the test, and
+    the suite checks that every one holds there. ``extensions`` names this project's own
+    claims, listed apart from the paper's.
     """
 
     name: str
     paper: str
     title: str
     body: Callable[[Context], ReproductionResult]
+    on_paper: Callable[[], Sequence[Claim]] | None = None
+    extensions: tuple[str, ...] = ()
 
     def run(
         self,
@@ -186,12 +238,32 @@ def reproduction_page(
     figures: Sequence[PaperFigure],
     assumptions: Sequence[str],
     findings: Sequence[str] = (),
+    calibration: Sequence[str] = (),
 ) -> ReportPage:
     """A reproduction's page in the order every reproduction uses: the claims (and what
-    the numbers say about them), each figure with the paper's numbers, the set-up and
-    assumptions, the raw tables folded with links to the CSV files, then the run's
-    metadata (version, commit, date, quick or full, run time, machine)."""
-    sections = [Section("Claims", [ClaimsTable(claims), *(Text(f) for f in findings)])]
+    the numbers say about them; the project's extensions in a table of their own), why
+    each claim that misses does (``why_it_misses``), what was calibrated on which
+    numbers (``calibration``, each naming numbers no claim tests), each figure with the
+    paper's numbers, the set-up and assumptions, the raw tables folded with links to the
+    CSV files, then the run's metadata (version, commit, date, quick or full, run time,
+    machine)."""
+    paper_claims = [c for c in claims if not c.extension]
+    extensions = [c for c in claims if c.extension]
+    sections = [Section("Claims", [ClaimsTable(paper_claims), *(Text(f) for f in findings)])]
+    if extensions:
+        sections.append(
+            Section(
+                "This project's extensions (not the paper's claims)",
+                [ClaimsTable(extensions)],
+            )
+        )
+    sections.append(Section("Why it misses", why_it_misses(claims)))
+    sections.append(
+        Section(
+            "Calibrated on",
+            [Assumptions(calibration)] if calibration else [Text("Nothing was calibrated.")],
+        )
+    )
     sections += [
         Section(f.title, [f.figure, Text(f"Paper: {f.paper}"), *f.shown]) for f in figures
     ]
@@ -206,6 +278,30 @@ def reproduction_page(
     run = RunInfo.collect("quick" if ctx.quick else "full", ctx.started)
     sections.append(Section("This run", [run.block()]))
     return ReportPage(title, sections, slug=ctx.reproduction.name, summary=summary)
+
+
+def why_it_misses(claims: Sequence[Claim]) -> list[Block]:
+    """Each claim that does not hold with its mechanism and ablation; a miss that is not
+    explained yet says so (never silently left out)."""
+    misses = [c for c in claims if not c.holds]
+    if not misses:
+        return [Text("Every claim holds.")]
+    blocks: list[Block] = []
+    for c in misses:
+        if c.why is None:
+            blocks.append(Text(f"{c.claim} Not explained yet: no ablation has been run."))
+            continue
+        rows = [
+            {
+                "run": r.variant,
+                "ours": r.ours,
+                "claim": "n/a" if r.holds is None else ("holds" if r.holds else "misses"),
+            }
+            for r in c.why.ablation
+        ]
+        blocks.append(Text(f"{c.claim} Mechanism: {c.why.mechanism}"))
+        blocks.append(Table.from_rows(rows, caption="Ablation: only this mechanism changes"))
+    return blocks
 
 
 def paper_status() -> list[dict[str, str]]:

@@ -325,18 +325,25 @@ def write_index(
     entries = {e["file"]: e for e in _read_manifest(out)}
     for page in pages:
         page.write(out)
+        # a claim of the project's own (``extension``) is counted apart from the paper's
+        extensions = [c for c in page.claims if getattr(c, "extension", False)]
+        ours = [c for c in page.claims if not getattr(c, "extension", False)]
         entries[page.filename] = {
             "file": page.filename,
             "title": page.title,
             "summary": page.summary,
-            "claims": len(page.claims),
-            "held": sum(1 for c in page.claims if c.holds),
+            "claims": len(ours),
+            "held": sum(1 for c in ours if c.holds),
+            "extensions": len(extensions),
+            "extensions_held": sum(1 for c in extensions if c.holds),
         }
     kept = [e for e in entries.values() if (out / e["file"]).is_file()]
     (out / MANIFEST).write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
     rows = []
     for e in kept:
         claims = f"{e.get('held', 0)} of {e['claims']} hold" if e.get("claims") else ""
+        if e.get("extensions"):
+            claims += f"; extensions: {e.get('extensions_held', 0)} of {e['extensions']}"
         link = f'<a href="{html.escape(e["file"])}">{html.escape(str(e.get("title", "")))}</a>'
         rows.append(
             f"<tr><td>{link}</td><td>{html.escape(str(e.get('summary', '')))}</td>"
