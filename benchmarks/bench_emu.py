@@ -255,7 +255,7 @@ def run_veth(veth: Veth, size: int, count: int) -> dict[str, float]:
 
 
 def run_timer(name: str) -> dict[str, Any]:
-    from wwanlab.emu.probe import probe_emulated
+    from wwanlab.experiments.probe_emu import probe_emulated
 
     count, train, gap = TIMER_RUNS[name]
     _, summary = probe_emulated(name, seed=1, count=count, train=train, gap=gap)

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../src"
 
 MODULES=(
-    wwanlab/sim/kernel.py wwanlab/sim/node.py wwanlab/sim/stats.py wwanlab/sim/ipv4.py
+    wwanlab/sim/kernel.py wwanlab/sim/stats.py wwanlab/sim/ipv4.py
     wwanlab/sim/link.py wwanlab/sim/host.py wwanlab/sim/router.py
     wwanlab/link/base.py wwanlab/link/queue.py wwanlab/link/rate.py wwanlab/link/delay.py
     wwanlab/link/loss.py

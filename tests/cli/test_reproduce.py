@@ -6,13 +6,14 @@ import pytest
 from tests.experiments.invoke import wwanlab
 from tests.experiments.test_reproduction import TOY
 
+from wwanlab import reproductions
 from wwanlab.experiments import reproduction as registry
 
 
 @pytest.fixture(autouse=True)
 def empty_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests see only the reproductions they register, not the papers' ones."""
-    monkeypatch.setattr(registry, "REPRODUCTION_PACKAGES", [])
+    monkeypatch.setattr(reproductions, "PACKAGES", [])
     monkeypatch.setattr(registry, "REPRODUCTIONS", {})
 
 

@@ -22,8 +22,8 @@ from statistics import NormalDist
 
 import pytest
 
-from wwanlab.emu.probe import probe_emulated
 from wwanlab.experiments.probe import probe
+from wwanlab.experiments.probe_emu import probe_emulated
 from wwanlab.link.presets import VDELDROP_DROP, VDELDROP_PHASE, get_preset
 
 RATE_TOLERANCE = 0.02  # the accuracy asked of the emulator

@@ -14,6 +14,7 @@ from wwanlab.experiments.reproduction import (
     PaperFigure,
     Reproduction,
     ReproductionResult,
+    index_front,
     paper_status,
     register,
     reproduce,
@@ -24,6 +25,7 @@ from wwanlab.experiments.scenario import Scenario
 from wwanlab.experiments.store import ResultStore
 from wwanlab.report import ClaimsTable, Figure, ReportPage, Section, Table, Text
 from wwanlab.report.plots import line_plot
+from wwanlab.reproductions import PAPERS
 
 
 def body(context: Context) -> ReproductionResult:
@@ -41,7 +43,6 @@ TOY = Reproduction("toy", "papers/none", "A toy reproduction", body)
 @pytest.fixture(autouse=True)
 def empty_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests see only the reproductions they register, not the papers' ones."""
-    monkeypatch.setattr(registry, "REPRODUCTION_PACKAGES", [])
     monkeypatch.setattr(registry, "REPRODUCTIONS", {})
 
 
@@ -53,18 +54,18 @@ def toy_registered() -> Iterator[None]:
 
 
 def test_select_and_unknown(toy_registered: None) -> None:
-    assert select("toy") == [TOY]
-    assert select("all") == [TOY]
+    assert select("toy", registry.REPRODUCTIONS) == [TOY]
+    assert select("all", registry.REPRODUCTIONS) == [TOY]
     with pytest.raises(UsageError, match="unknown reproduction 'nope' \\(known: toy\\)"):
-        select("nope")
+        select("nope", registry.REPRODUCTIONS)
     with pytest.raises(ValueError, match="already registered"):
         register(Reproduction("toy", "p", "t", body))
 
 
 def test_empty_registry_selects_nothing() -> None:
-    assert select("all") == []
+    assert select("all", registry.REPRODUCTIONS) == []
     with pytest.raises(UsageError, match="none registered"):
-        select("toy")
+        select("toy", registry.REPRODUCTIONS)
 
 
 def test_reproduce_writes_store_csv_page_and_index(toy_registered: None, tmp_path: Path) -> None:
@@ -117,7 +118,8 @@ def test_page_skeleton_orders_claims_figures_assumptions_raw_and_run(tmp_path: P
     toy = Reproduction("toy", "papers/none", "A toy reproduction", paged_body)
     register(toy)
     try:
-        reproduce([toy], quick=True, out=tmp_path, jobs=1, db=tmp_path / "w.duckdb")
+        front = index_front(paper_status(PAPERS, registry.REPRODUCTIONS))
+        reproduce([toy], quick=True, out=tmp_path, jobs=1, db=tmp_path / "w.duckdb", front=front)
     finally:
         del registry.REPRODUCTIONS["toy"]
     page = (tmp_path / "toy.html").read_text()
@@ -141,18 +143,39 @@ def test_page_skeleton_orders_claims_figures_assumptions_raw_and_run(tmp_path: P
     assert at == sorted(at)
     # the index says which papers are reproduced (none of the five here)
     index = (tmp_path / "index.html").read_text()
-    assert "0 of the 5 papers are reproduced today" in index
+    assert "None of the 5 papers is reproduced today." in index
     assert index.count("<td>not yet</td>") == 5
 
 
 def test_paper_status_follows_the_registry() -> None:
-    assert [p["status"] for p in paper_status()] == ["not yet"] * 5
+    assert [p["status"] for p in paper_status(PAPERS, registry.REPRODUCTIONS)] == ["not yet"] * 5
     register(Reproduction("wave-and-wait", "papers/004", "WWP", body))
     try:
-        status = {p["reproduction"]: p["status"] for p in paper_status()}
+        status = {
+            p["reproduction"]: p["status"] for p in paper_status(PAPERS, registry.REPRODUCTIONS)
+        }
     finally:
         del registry.REPRODUCTIONS["wave-and-wait"]
     assert status["wave-and-wait"] == "reproduced" and status["wap-vs-tcp"] == "not yet"
+
+
+def test_index_front_says_only_what_is_true() -> None:
+    def said(reproduced: int) -> str:
+        status = [{"status": "reproduced"}] * reproduced + [{"status": "not yet"}] * (
+            5 - reproduced
+        )
+        text = index_front(status)[0]
+        assert isinstance(text, Text)
+        return text.text
+
+    assert said(5) == "All 5 papers are reproduced today."
+    assert said(4) == (
+        "4 of the 5 papers are reproduced today; the other one is not yet, and its row says so."
+    )
+    assert said(3) == (
+        "3 of the 5 papers are reproduced today; the other 2 are not yet, and their rows say so."
+    )
+    assert said(0) == "None of the 5 papers is reproduced today."
 
 
 def test_misses_are_explained_and_extensions_counted_apart(tmp_path: Path) -> None:

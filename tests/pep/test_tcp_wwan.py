@@ -19,12 +19,11 @@ from wwanlab.link.delay import ConstantDelay
 from wwanlab.link.presets import get_preset
 from wwanlab.link.queue import DropTailQueue
 from wwanlab.link.rate import Rate
-from wwanlab.pep.base import PacketProxy
 from wwanlab.pep.split import SplitProxy
 from wwanlab.pep.tcp_wwan import TcpWwanProxy, bdp_window, link_of, make_tcp_wwan
 from wwanlab.sim.ipv4 import PROTO_TCP
 from wwanlab.sim.network import Network
-from wwanlab.sim.proxy import ProxyDriver
+from wwanlab.sim.proxy import PacketProxy, ProxyDriver
 from wwanlab.tcp import DataReceived, PeerClosed, TcpConfig, TcpEndpoint
 from wwanlab.tcp.config import InitialWindow
 from wwanlab.tcp.connection import TcpConnection

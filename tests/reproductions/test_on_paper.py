@@ -7,13 +7,12 @@ its body applies to our runs, fed the numbers the paper prints.
 
 import pytest
 
-from wwanlab.experiments.reproduction import load_reproductions
-from wwanlab.reproductions import PAPERS
+from wwanlab.reproductions import PAPERS, load
 
 
 @pytest.mark.parametrize("name", [p.reproduction for p in PAPERS])
 def test_claim_tests_hold_on_the_papers_own_numbers(name: str) -> None:
-    reproduction = load_reproductions()[name]
+    reproduction = load()[name]
     assert reproduction.on_paper is not None, f"{name} does not test its claims on the paper"
     claims = list(reproduction.on_paper())
     assert claims, f"{name}: no claim was tested on the paper's numbers"

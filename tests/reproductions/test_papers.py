@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from wwanlab.experiments.reproduction import paper_status
+from wwanlab import reproductions
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -12,7 +12,7 @@ def test_readme_first_paragraph_matches_the_registry() -> None:
     text = README.read_text(encoding="utf-8")
     first = text.split("\n\n")[1]  # the paragraph under the title
     reproduced, _, not_yet = first.partition("Not yet reproduced")
-    status = paper_status()
+    status = reproductions.status()
     done = [p for p in status if p["status"] == "reproduced"]
     assert f"Reproduced today: {len(done)} of the {len(status)} papers" in reproduced
     for p in status:

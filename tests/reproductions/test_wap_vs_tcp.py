@@ -7,10 +7,9 @@ import duckdb
 import pytest
 from tests.experiments.invoke import wwanlab
 
-from wwanlab.experiments.reproduction import load_reproductions
 from wwanlab.experiments.summary import Summary, t_quantile
 from wwanlab.report.html import verdict
-from wwanlab.reproductions import wap_vs_tcp
+from wwanlab.reproductions import load, wap_vs_tcp
 from wwanlab.reproductions.wap_vs_tcp import (
     BAND,
     LOSSES,
@@ -93,7 +92,7 @@ def test_run_one_row() -> None:
 
 
 def test_registered_for_reproduce_all() -> None:
-    assert "wap-vs-tcp" in load_reproductions()
+    assert "wap-vs-tcp" in load()
 
 
 def test_quick_run_prints_claims_json(

@@ -9,11 +9,10 @@ import duckdb
 import pytest
 from tests.experiments.invoke import wwanlab
 
-from wwanlab.experiments.reproduction import load_reproductions
 from wwanlab.experiments.summary import Summary, t_quantile
 from wwanlab.link.base import Drop
 from wwanlab.link.presets import ETHERNET_OVERHEAD, VDELDROP_BPS
-from wwanlab.reproductions import wave_and_wait
+from wwanlab.reproductions import load, wave_and_wait
 from wwanlab.reproductions.wave_and_wait import (
     PROTOCOLS,
     SIZE,
@@ -87,7 +86,7 @@ def test_ratio_and_its_interval() -> None:
 
 
 def test_registered_for_reproduce_all() -> None:
-    assert "wave-and-wait" in load_reproductions()
+    assert "wave-and-wait" in load()
 
 
 def test_quick_run_prints_claims_json(

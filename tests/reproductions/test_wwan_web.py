@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from wwanlab.experiments.reproduction import ClaimPart, Context, load_reproductions
+from wwanlab.experiments.reproduction import ClaimPart, Context
 from wwanlab.experiments.summary import Gain
 from wwanlab.link.delay import ConstantDelay
 from wwanlab.link.presets import get_preset
 from wwanlab.link.queue import DropTailQueue
 from wwanlab.report.html import verdict
+from wwanlab.reproductions import load
 from wwanlab.reproductions import wwan_web as W
 from wwanlab.reproductions.wwan_web import band, figures, runs
 from wwanlab.reproductions.wwan_web import claims as C
@@ -208,7 +209,7 @@ def test_part_texts_name_the_site_first() -> None:
 
 
 def test_one_site_one_repetition_end_to_end(tmp_path: Path) -> None:
-    reproduction = load_reproductions()["wwan-web"]
+    reproduction = load()["wwan-web"]
     ctx = Context(reproduction, quick=True, out=tmp_path, jobs=1, db=tmp_path / "r.duckdb")
     cells = tuple(cell(GPRS, "mail", c) for c in ("default", "pipelining", "opt-6"))
     p = Plan(cells, repetitions=1, ftp_repetitions=1, sites=("mail",))

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from wwanlab.experiments.reproduction import load_reproductions
+from wwanlab.reproductions import load
 from wwanlab.reproductions.wsp_webservices import (
     PAPER_BABELFISH_XML,
     babelfish,
@@ -65,7 +65,7 @@ def test_babelfish_envelope_has_the_papers_size_and_the_band_spans_table_designs
 
 @pytest.mark.parametrize("name", ["wsp-webservices"])
 def test_registered(name: str) -> None:
-    assert name in load_reproductions()
+    assert name in load()
 
 
 def test_calls_from_behind_the_emulator_agree_with_the_simulator(

@@ -10,11 +10,11 @@ import pytest
 from aiohttp import web
 
 from wwanlab.aio.gateway import Gateway, GatewayConfig
-from wwanlab.soap.binary import SOAP_WBXML, to_wbxml
 from wwanlab.soap.client import HttpTransport, SoapClient, Transport, WspTransport
 from wwanlab.soap.envelope import Call, Fault, call_envelope
 from wwanlab.soap.service import BenchmarkService, application
 from wwanlab.wap.gateway.policy import OriginPolicy
+from wwanlab.wap.wbxml.soap import SOAP_WBXML, to_wbxml
 
 LOOPBACK = OriginPolicy.from_strings(["127.0.0.0/8"])
 

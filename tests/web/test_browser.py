@@ -7,8 +7,8 @@ import pytest
 
 from wwanlab.core.events import Event
 from wwanlab.link.presets import get_preset
-from wwanlab.pep.base import PacketProxy
 from wwanlab.pep.split import SplitProxy
+from wwanlab.sim.proxy import PacketProxy
 from wwanlab.web.breakdown import DownlinkRecorder, breakdown, merge, minus
 from wwanlab.web.browser import PageDownload, Setup, download
 from wwanlab.web.client import Strategy

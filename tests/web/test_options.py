@@ -3,8 +3,8 @@
 import pytest
 
 from wwanlab.core.errors import UsageError
+from wwanlab.pep.options import OPTIONS, apply, parse_options
 from wwanlab.web.browser import Setup
-from wwanlab.web.options import OPTIONS, apply, parse_options
 from wwanlab.web.pages import generate
 from wwanlab.web.pages.tables import lossy_ratio
 

@@ -6,9 +6,9 @@ import pytest
 from wwanlab.link.presets import get_preset
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.testbed import DualFactory
+from wwanlab.pep.options import apply, parse_options
 from wwanlab.pep.tcp_wwan import TcpWwanProxy
 from wwanlab.web.browser import Setup, download
-from wwanlab.web.options import apply, parse_options
 from wwanlab.web.pages import generate
 from wwanlab.web.topology import build
 

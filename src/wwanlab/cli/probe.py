@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from wwanlab import reproductions
 from wwanlab.cli.common import output_console, output_folder, print_json
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.probe import (
@@ -57,7 +58,13 @@ def register(app: typer.Typer) -> None:
                 )
             if trace is not None:
                 raise UsageError("--all probes every preset as configured; drop --trace")
-            results, index = probe_all(output_folder(out), seed=seed, count=count, progress=True)
+            results, index = probe_all(
+                output_folder(out),
+                seed=seed,
+                count=count,
+                progress=True,
+                front=reproductions.front(),
+            )
             if json:
                 print_json(
                     {"presets": {n: r.to_json() for n, r in results.items()}, "index": str(index)}

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from wwanlab import reproductions
 from wwanlab.cli.common import (
     DbOption,
     JobsOption,
@@ -16,13 +17,7 @@ from wwanlab.cli.common import (
     print_json,
 )
 from wwanlab.core.errors import UsageError
-from wwanlab.experiments.reproduction import (
-    Claim,
-    load_reproductions,
-    paper_status,
-    reproduce,
-    select,
-)
+from wwanlab.experiments.reproduction import Claim, reproduce, select
 from wwanlab.experiments.store import DEFAULT_DB
 from wwanlab.report.html import part_verdicts, verdict
 
@@ -54,13 +49,13 @@ def register(app: typer.Typer) -> None:
                     "title": r.title,
                     "extensions": list(r.extensions),
                 }
-                for r in sorted(load_reproductions().values(), key=lambda r: r.name)
+                for r in sorted(reproductions.load().values(), key=lambda r: r.name)
             ]
-            _print_list(paper_status(), registered, json)
+            _print_list(reproductions.status(), registered, json)
             return
         if name is None:
             raise UsageError("name a reproduction, 'all', or pass --list")
-        chosen = select(name)
+        chosen = select(name, reproductions.load())
         if not chosen:
             if json:
                 print_json({"reproductions": [], "message": "no reproductions are registered"})
@@ -69,7 +64,14 @@ def register(app: typer.Typer) -> None:
             return
         check_before_work(jobs=jobs, scheduler=scheduler, out=out, db=db)
         results = reproduce(
-            chosen, quick=quick, out=out, jobs=jobs, scheduler=scheduler, progress=True, db=db
+            chosen,
+            quick=quick,
+            out=out,
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=True,
+            db=db,
+            front=reproductions.front(),
         )
         by_name = {r.name: r for r in chosen}
         summary: list[dict[str, Any]] = [

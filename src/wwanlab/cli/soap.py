@@ -13,8 +13,9 @@ from wwanlab.cli.common import print_json
 from wwanlab.cli.get import parse_gateway
 from wwanlab.core.errors import UsageError
 from wwanlab.soap.client import CallResult, HttpTransport, SoapClient, Transport, WspTransport
-from wwanlab.soap.envelope import Fault, SoapError, Value
+from wwanlab.soap.envelope import Fault, Value
 from wwanlab.soap.service import serve
+from wwanlab.wap.wbxml.soap import SoapError
 
 VIAS = ("http", "wsp", "wsp-co")
 

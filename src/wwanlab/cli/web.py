@@ -10,9 +10,9 @@ from rich.table import Table
 from wwanlab.cli.common import JsonOption, check_probability, output_console, print_json
 from wwanlab.core.errors import UsageError
 from wwanlab.core.progress import track
+from wwanlab.pep.options import OPTIONS, apply, parse_options
 from wwanlab.web.breakdown import LABELS, SHARES
 from wwanlab.web.browser import STRATEGIES, PageDownload, Setup, download
-from wwanlab.web.options import OPTIONS, apply, parse_options
 from wwanlab.web.page import Page
 from wwanlab.web.pages import SITES, generate, load
 

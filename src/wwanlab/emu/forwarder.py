@@ -49,8 +49,8 @@ from wwanlab.core.errors import UsageError
 from wwanlab.emu.capture import Capture, PacketLog
 from wwanlab.emu.summary import DirectionStats
 from wwanlab.link.base import Direction, Drop
-from wwanlab.pep.base import PacketProxy
 from wwanlab.sim.ipv4 import ip_to_bytes
+from wwanlab.sim.proxy import PacketProxy
 
 MAX_PACKET = 65535  # RFC 791: Total Length is 16 bits, so no read needs more
 READ_BATCH = 64  # packets read from one descriptor before deadlines are served again

@@ -17,8 +17,8 @@ back. Numbers and names come from a slot (``instances``); removal is left to a g
 process (``guardian``) so that it also happens when wwanlab is killed.
 
 The link models are the simulator's: each direction is built exactly as ``wwanlab
-probe`` builds it (``experiments.probe.LinkUnderTest``), from one preset or from
-``downlink``/``uplink`` presets, with the same ``loss`` override.
+probe`` builds it (the preset's direction, its loss replaced by a ``loss`` override),
+from one preset or from ``downlink``/``uplink`` presets.
 
 Example (as root)::
 
@@ -47,8 +47,7 @@ from wwanlab.core.rng import RngStreams
 from wwanlab.emu import instances, nat
 from wwanlab.emu.forwarder import Forwarder
 from wwanlab.emu.netns import Namespace, check_can_emulate, disable_ipv6, ip, open_tun
-from wwanlab.experiments.probe import LinkUnderTest
-from wwanlab.link.presets import get_preset
+from wwanlab.link.presets import Preset, get_preset
 from wwanlab.pep.snoop import SnoopAgent
 from wwanlab.pep.split import SplitProxy
 from wwanlab.tcp import TcpConfig
@@ -85,8 +84,8 @@ class EmulatedLink:
         self.uplink_preset = get_preset(uplink or preset)
         self.loss = loss
         self.seed = seed
-        self._down = LinkUnderTest(self.downlink_preset, loss=loss).build("down")
-        self._up = LinkUnderTest(self.uplink_preset, loss=loss).build("up")
+        self._down = _with_loss(self.downlink_preset, loss).build("down")
+        self._up = _with_loss(self.uplink_preset, loss).build("up")
         self.mtu = min(self.downlink_preset.mtu, self.uplink_preset.mtu)
         self.pcap_prefix = None if pcap_prefix is None else Path(pcap_prefix)
         self.log = None if log is None else Path(log)
@@ -277,6 +276,11 @@ class EmulatedLink:
         if self._slot is None:
             raise RuntimeError("the link is not set up: use 'async with EmulatedLink(...)'")
         return self._slot
+
+
+def _with_loss(preset: Preset, loss: float | None) -> Preset:
+    """The preset as ``--loss`` overrides it (the probe's ``LinkUnderTest`` rule)."""
+    return preset if loss is None else preset.with_loss(loss)
 
 
 def _check_writable_folder(path: Path, option: str) -> None:

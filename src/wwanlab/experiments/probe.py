@@ -59,6 +59,7 @@ from wwanlab.link.presets import DIRECTIONS, PRESETS, Preset, get_preset
 from wwanlab.link.rate import Rate, TraceRate
 from wwanlab.report.html import (
     Assumptions,
+    Block,
     Figure,
     Params,
     ReportPage,
@@ -577,9 +578,15 @@ def run_probe(params: dict[str, Any], seed: int) -> list[Row]:
 
 
 def probe_all(
-    out: Path, *, seed: int = 1, count: int = DEFAULT_COUNT, progress: bool = False
+    out: Path,
+    *,
+    seed: int = 1,
+    count: int = DEFAULT_COUNT,
+    progress: bool = False,
+    front: Sequence[Block] = (),
 ) -> tuple[dict[str, ProbeResult], Path]:
-    """Probe every preset and write ``out/index.html`` with a page of tables and CDFs."""
+    """Probe every preset and write ``out/index.html`` (``front`` first: the papers'
+    status) with a page of tables and CDFs."""
     started = time.time()
     results: dict[str, ProbeResult] = {}
     with track("presets probed", len(PRESETS), enabled=progress) as advance:
@@ -587,7 +594,7 @@ def probe_all(
             results[name] = probe(name, seed=seed, count=count)
             advance()
     page = probe_page(results, out, RunInfo.collect(f"all presets, {count} probes", started))
-    return results, write_report_index(out, [page])
+    return results, write_report_index(out, [page], front)
 
 
 def probe_page(

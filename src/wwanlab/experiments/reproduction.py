@@ -1,7 +1,9 @@
 """The machinery of a paper's reproduction: registered by name, run by ``wwanlab reproduce``.
 
-The reproductions themselves live in the package ``wwanlab.reproductions``, one module
-(or sub-package) per paper; importing it registers them. A reproduction runs the
+The reproductions themselves live above, in ``wwanlab.reproductions``, one module (or
+sub-package) per paper; importing a module registers its reproduction, and the program
+that runs them hands this module the packages to import and the list of papers (this
+floor names neither). A reproduction runs the
 scenarios of a paper's setup, compares the results with the paper's published numbers
 and says, claim by claim, whether each holds. Its body is a function of a ``Context``,
 which executes scenarios on the chosen executor, keeps their rows in the results
@@ -39,13 +41,19 @@ from wwanlab.report.html import (
     write_index,
 )
 from wwanlab.report.provenance import RunInfo
-from wwanlab.reproductions import PAPERS
 
-REPRODUCTION_PACKAGES: list[str] = ["wwanlab.reproductions"]
-"""Packages whose every module registers its reproduction on import."""
+
+@dataclass(frozen=True)
+class Paper:
+    """One of the papers, and the name its reproduction registers under."""
+
+    id: str  # the number of its file in papers/
+    title: str
+    reproduction: str  # the name its reproduction registers under
+
 
 REPRODUCTIONS: dict[str, Reproduction] = {}
-"""Registered reproductions by name (filled by importing ``REPRODUCTION_PACKAGES``)."""
+"""Registered reproductions by name (filled by ``register``, as each module is imported)."""
 
 
 @dataclass(frozen=True)
@@ -304,10 +312,11 @@ def why_it_misses(claims: Sequence[Claim]) -> list[Block]:
     return blocks
 
 
-def paper_status() -> list[dict[str, str]]:
-    """Each of the papers with its reproduction's name and "reproduced" when a module
-    registers that name, "not yet" otherwise."""
-    registered = load_reproductions()
+def paper_status(
+    papers: Sequence[Paper], registered: Mapping[str, Reproduction]
+) -> list[dict[str, str]]:
+    """Each of the papers with its reproduction's name and "reproduced" when that name is
+    ``registered``, "not yet" otherwise."""
     return [
         {
             "paper": p.id,
@@ -315,26 +324,32 @@ def paper_status() -> list[dict[str, str]]:
             "reproduction": p.reproduction,
             "status": "reproduced" if p.reproduction in registered else "not yet",
         }
-        for p in PAPERS
+        for p in papers
     ]
 
 
-def index_front() -> list[Block]:
-    """What the report's index says first: which papers are reproduced today."""
-    status = paper_status()
-    done = [s for s in status if s["status"] == "reproduced"]
-    return [
-        Text(
-            f"{len(done)} of the {len(status)} papers are reproduced today; the others are "
-            "not yet, and their rows say so."
-        ),
-        Table.from_rows(status, caption="The papers"),
-    ]
+def index_front(status: Sequence[Mapping[str, str]]) -> list[Block]:
+    """What the report's index says first: which papers (``paper_status``) are
+    reproduced today."""
+    done = sum(1 for s in status if s["status"] == "reproduced")
+    if done == len(status):
+        said = f"All {done} papers are reproduced today."
+    elif done == 0:
+        said = f"None of the {len(status)} papers is reproduced today."
+    else:
+        rest = len(status) - done
+        others = (
+            "the other one is not yet, and its row says"
+            if rest == 1
+            else (f"the other {rest} are not yet, and their rows say")
+        )
+        said = f"{done} of the {len(status)} papers are reproduced today; {others} so."
+    return [Text(said), Table.from_rows([dict(s) for s in status], caption="The papers")]
 
 
-def write_report_index(out: Path, pages: Sequence[ReportPage]) -> Path:
-    """``write_index`` with the papers' status above the pages."""
-    return write_index(out, pages, front=index_front())
+def write_report_index(out: Path, pages: Sequence[ReportPage], front: Sequence[Block]) -> Path:
+    """``write_index`` with ``front`` (``index_front``: the papers' status) above the pages."""
+    return write_index(out, pages, front=front)
 
 
 def register(reproduction: Reproduction) -> Reproduction:
@@ -346,16 +361,15 @@ def register(reproduction: Reproduction) -> Reproduction:
     return reproduction
 
 
-def load_reproductions() -> dict[str, Reproduction]:
-    """Import every reproduction module; the registered reproductions by name."""
-    for module in package_modules(REPRODUCTION_PACKAGES):
+def load_reproductions(packages: Sequence[str]) -> dict[str, Reproduction]:
+    """Import every module of ``packages``; the registered reproductions by name."""
+    for module in package_modules(packages):
         importlib.import_module(module)
     return REPRODUCTIONS
 
 
-def select(name: str) -> list[Reproduction]:
-    """``all`` (every registered reproduction, by name) or the one named ``name``."""
-    registered = load_reproductions()
+def select(name: str, registered: Mapping[str, Reproduction]) -> list[Reproduction]:
+    """``all`` (every one of ``registered``, by name) or the one named ``name``."""
     if name == "all":
         return [registered[n] for n in sorted(registered)]
     if name not in registered:
@@ -373,9 +387,11 @@ def reproduce(
     scheduler: str | None = None,
     progress: bool = False,
     db: Path = DEFAULT_DB,
+    front: Sequence[Block] = (),
 ) -> list[ReproductionResult]:
-    """Run each reproduction, then write its page and the index under ``out``."""
+    """Run each reproduction, then write its page and the index (``front`` first) under
+    ``out``."""
     results = [r.run(quick, out, jobs, scheduler, progress=progress, db=db) for r in reproductions]
     if results:
-        write_report_index(out, [r.page for r in results])
+        write_report_index(out, [r.page for r in results], front)
     return results

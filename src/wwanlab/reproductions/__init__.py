@@ -3,23 +3,27 @@
 Each module builds its scenarios from the experiments machinery, cites every parameter
 to its paper, lists its assumptions and states the paper's claims as data; importing it
 registers the reproduction (``wwanlab.experiments.reproduction.register``), and
-``wwanlab reproduce`` imports every module of this package.
+``load`` imports every module of this package. The experiments machinery below knows
+neither this package nor the papers: its readers (``wwanlab reproduce``, ``wwanlab
+probe --all``) hand it what ``load`` registered and ``PAPERS``.
 
 ``PAPERS`` is the one list of the five papers and the name each one's reproduction
 registers under; a paper counts as reproduced once a module registers that name
-(``wwanlab.experiments.reproduction.paper_status``), so the README's claim, the
-report's index and ``reproduce --list`` cannot drift apart.
+(``status``), so the README's claim, the report's index and ``reproduce --list``
+cannot drift apart.
 """
 
-from dataclasses import dataclass
+from wwanlab.experiments.reproduction import (
+    Paper,
+    Reproduction,
+    index_front,
+    load_reproductions,
+    paper_status,
+)
+from wwanlab.report.html import Block
 
-
-@dataclass(frozen=True)
-class Paper:
-    id: str  # the number of its file in papers/
-    title: str
-    reproduction: str  # the name its reproduction registers under
-
+PACKAGES = [__name__]
+"""Packages whose every module registers its reproduction on import."""
 
 PAPERS = (
     Paper("000", "Ladas, Edwards, Manson: WAP performance on an end-to-end scheme", "wap-vs-tcp"),
@@ -42,3 +46,18 @@ PAPERS = (
     ),
     Paper("004", "Tsaoussidis, Llahanas, Badr: Wave & Wait Protocol", "wave-and-wait"),
 )
+
+
+def load() -> dict[str, Reproduction]:
+    """Every reproduction of ``PACKAGES``, registered by name."""
+    return load_reproductions(PACKAGES)
+
+
+def status() -> list[dict[str, str]]:
+    """Each of ``PAPERS``, "reproduced" once its reproduction is registered."""
+    return paper_status(PAPERS, load())
+
+
+def front() -> list[Block]:
+    """What the report's index says first: which papers are reproduced today."""
+    return index_front(status())

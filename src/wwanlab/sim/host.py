@@ -25,8 +25,7 @@ from wwanlab.sim.ipv4 import (
     ip_to_bytes,
 )
 from wwanlab.sim.kernel import Handle, Kernel
-from wwanlab.sim.link import Channel
-from wwanlab.sim.node import Node
+from wwanlab.sim.link import Channel, Node
 
 EventCallback = Callable[[Event], None]
 

@@ -1,4 +1,8 @@
-"""Point-to-point links: one ``wwanlab.link.base.Direction`` per direction plus an MTU.
+"""Nodes and the point-to-point links between them: one ``wwanlab.link.base.Direction``
+per direction plus an MTU.
+
+A ``Node`` (what hosts and routers share: a name, attached link directions and a route
+table) and a ``Channel`` refer to each other, so they live in one module.
 
 A ``Channel`` is one direction. It refuses packets longer than the MTU (counted as
 drop reason ``"mtu"``; DF is always set in wwanlab, so there is no fragmentation), asks
@@ -8,13 +12,37 @@ models (``wwanlab.link.rate.Rate(overhead_bytes=...)``).
 """
 
 import random
+from collections.abc import Callable
 
 from wwanlab.link.base import Direction, Drop
 from wwanlab.sim.kernel import Kernel
-from wwanlab.sim.node import Node, Tap
 from wwanlab.sim.stats import Counters
 
 DEFAULT_MTU = 1500  # RFC 894: IPv4 over Ethernet; links override it (GPRS SNDCP: 1500)
+
+Tap = Callable[[float, bytes], None]
+"""Called with (virtual time, packet bytes); how captures watch a node or channel."""
+
+
+class Node:
+    """A point of the topology. ``routes`` maps a destination's 4 octets to a channel."""
+
+    forwards = False  # whether shortest paths may pass through this node
+
+    def __init__(self, kernel: Kernel, name: str) -> None:
+        self.kernel = kernel
+        self.name = name
+        self.channels: list[Channel] = []  # outgoing directions, in order of creation
+        self.routes: dict[bytes, Channel] = {}
+        self.stats = Counters()
+        self.taps: list[Tap] = []
+
+    def receive(self, packet: bytes, channel: "Channel | None") -> None:
+        """A packet arrived over ``channel`` (None: from the node itself)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
 
 
 class Channel:

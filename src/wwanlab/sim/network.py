@@ -13,8 +13,7 @@ from typing import BinaryIO, Literal
 from wwanlab.link.base import Direction
 from wwanlab.sim.host import Host
 from wwanlab.sim.kernel import Kernel
-from wwanlab.sim.link import DEFAULT_MTU, Channel, Link
-from wwanlab.sim.node import Node
+from wwanlab.sim.link import DEFAULT_MTU, Channel, Link, Node
 from wwanlab.sim.pcap import LINKTYPE_RAW, PcapWriter
 from wwanlab.sim.router import Hook, Router
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from wwanlab.link.base import Drop
 from wwanlab.sim.ipv4 import IPV4_MIN_HEADER, checksum_update
 from wwanlab.sim.kernel import Kernel, SimulationError
-from wwanlab.sim.link import Channel
-from wwanlab.sim.node import Node
+from wwanlab.sim.link import Channel, Node
 
 
 class HookAction(enum.Enum):

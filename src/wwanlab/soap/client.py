@@ -30,15 +30,19 @@ from wwanlab.aio.client import ConnectionlessClient, WapClient, WapResponse
 from wwanlab.aio.udp import UdpDriver
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
-from wwanlab.soap.binary import SOAP_WBXML, from_wbxml, to_wbxml
 from wwanlab.soap.envelope import (
     SOAP_HTTP_HEADERS,
-    XML_CONTENT_TYPE,
     Call,
-    SoapError,
     Value,
     call_envelope,
     parse_response,
+)
+from wwanlab.wap.wbxml.soap import (
+    SOAP_WBXML,
+    XML_CONTENT_TYPE,
+    SoapError,
+    from_wbxml,
+    to_wbxml,
 )
 from wwanlab.web.http1 import HttpError, ResponseReader, encode_request
 

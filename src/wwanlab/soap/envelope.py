@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from wwanlab.core.errors import WwanlabError
+from wwanlab.wap.wbxml.soap import SoapError
 from wwanlab.wap.wbxml.tables.soap import ENCODING_NS, ENVELOPE_NS
 
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -28,7 +29,6 @@ XSD_NS = "http://www.w3.org/2001/XMLSchema"
 SERVICE_NS = "urn:wwanlab-benchmark"  # the benchmark service's method namespace
 
 NSMAP = {"SOAP-ENV": ENVELOPE_NS, "SOAP-ENC": ENCODING_NS, "xsi": XSI_NS, "xsd": XSD_NS}
-XML_CONTENT_TYPE = "text/xml; charset=utf-8"  # SOAP 1.1 section 6.1.1
 # SOAP 1.1 6.1.1: a request carries SOAPAction; "" says the intent is the request URI
 SOAP_HTTP_HEADERS = (("SOAPAction", '""'),)
 
@@ -38,10 +38,6 @@ MAX_ARRAY = 1_000_000  # items of an array accepted in one value
 Value = str | int | bool | list[int] | None
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
-
-
-class SoapError(WwanlabError):
-    """An envelope that is not a well-formed SOAP 1.1 RPC message."""
 
 
 @dataclass(frozen=True)

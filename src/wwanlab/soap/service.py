@@ -19,17 +19,15 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from wwanlab.soap.binary import SOAP_WBXML, from_wbxml
 from wwanlab.soap.envelope import (
-    XML_CONTENT_TYPE,
     Call,
     Fault,
-    SoapError,
     Value,
     fault_envelope,
     parse_call,
     response_envelope,
 )
+from wwanlab.wap.wbxml.soap import SOAP_WBXML, XML_CONTENT_TYPE, SoapError, from_wbxml
 
 MAX_PAYLOAD = 1_000_000  # characters or integers one call may ask for
 CLIENT_FAULT = "SOAP-ENV:Client"  # SOAP 1.1 4.4.1: the message was wrong

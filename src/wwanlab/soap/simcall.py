@@ -19,10 +19,8 @@ from wwanlab.link.presets import get_preset
 from wwanlab.sim import Network
 from wwanlab.sim.host import Host
 from wwanlab.sim.ipv4 import PROTO_TCP
-from wwanlab.soap.binary import SOAP_WBXML, from_wbxml, to_wbxml
 from wwanlab.soap.envelope import (
     SOAP_HTTP_HEADERS,
-    XML_CONTENT_TYPE,
     Call,
     Value,
     call_envelope,
@@ -31,6 +29,7 @@ from wwanlab.soap.envelope import (
 from wwanlab.soap.service import BenchmarkService
 from wwanlab.tcp import TcpConfig
 from wwanlab.wap.gateway.translate import to_http, to_reply
+from wwanlab.wap.wbxml.soap import SOAP_WBXML, XML_CONTENT_TYPE, from_wbxml, to_wbxml
 from wwanlab.wap.wsp.connectionless import ConnectionlessClient, ConnectionlessServer
 from wwanlab.wap.wsp.constants import CONNECTIONLESS_PORT
 from wwanlab.wap.wsp.events import MethodInvoke, MethodResult

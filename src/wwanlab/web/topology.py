@@ -31,13 +31,12 @@ from wwanlab.link.base import Direction
 from wwanlab.link.delay import ConstantDelay
 from wwanlab.link.presets import Preset
 from wwanlab.link.rate import Rate
-from wwanlab.pep.base import PacketProxy
 from wwanlab.sim.host import Host
 from wwanlab.sim.ipv4 import PROTO_TCP, PROTO_UDP, IpFlow, UdpFlow
 from wwanlab.sim.kernel import Handle
 from wwanlab.sim.link import Link
 from wwanlab.sim.network import Network
-from wwanlab.sim.proxy import ProxyDriver
+from wwanlab.sim.proxy import PacketProxy, ProxyDriver
 from wwanlab.sim.router import Router
 from wwanlab.tcp import TcpConfig
 from wwanlab.tcp.config import RTO_INITIAL_RFC2988, InitialWindow

@@ -1,7 +1,7 @@
 """The configurations of paper 003's tables, each a browser strategy plus named options.
 
 Every download of the reproduction is one of these on one link and one page. The option
-names are ``wwanlab.web.options``' (what ``wwanlab web --opt`` takes), so a user can
+names are ``wwanlab.pep.options``' (what ``wwanlab web --opt`` takes), so a user can
 repeat any cell of any table by hand; ``repeat`` marks the configurations measured on a
 second visit of a page whose first visit filled the caches (section 4.1.3).
 """

@@ -2,7 +2,7 @@
 
 This is the seam to the web packages (``wwanlab.web``): pages, the browser and its named
 options; the rest of the reproduction sees rows only. A configuration whose options are
-not all known to ``wwanlab.web.options`` is not measured (``available``), and its cells
+not all known to ``wwanlab.pep.options`` is not measured (``available``), and its cells
 read "not measured" on the page.
 """
 
@@ -16,13 +16,13 @@ from wwanlab.experiments.scenario import Row
 from wwanlab.link.presets import get_preset
 from wwanlab.pep.dual.store import ChkStore
 from wwanlab.pep.dual.testbed import DualFactory, dual_proxy
+from wwanlab.pep.options import OPTIONS, apply, parse_options
 from wwanlab.reproductions.wwan_web.configs import Config
 from wwanlab.reproductions.wwan_web.ftp import KB, ftp_download
 from wwanlab.reproductions.wwan_web.published import LINKS, SITES4
 from wwanlab.web.browser import PageDownload, Setup, download
 from wwanlab.web.content import ASSUMPTIONS as CONTENT_ASSUMPTIONS
 from wwanlab.web.content import compressibility, revisit
-from wwanlab.web.options import OPTIONS, apply, parse_options
 from wwanlab.web.page import Page
 from wwanlab.web.pages import SITES, Compressibility, generate
 from wwanlab.web.pages.tables import ASSUMPTIONS as PAGE_ASSUMPTIONS

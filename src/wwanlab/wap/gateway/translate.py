@@ -11,7 +11,7 @@ list is encoded back (a field the compact encoding cannot carry travels as an
 application header; one that cannot be encoded at all is left out rather than failing
 the reply), and a WML deck is compiled to WMLC when the phone's Accept allows
 ``application/vnd.wap.wmlc`` -- Kannel 1.4 compiles for ``Accept: */*`` too, which is
-what fakewap sends. SOAP in WBXML (``wwanlab.soap.binary``, paper 001) is decoded to
+what fakewap sends. SOAP in WBXML (``wwanlab.wap.wbxml.soap``, paper 001) is decoded to
 XML for the service, and a SOAP reply encoded when the phone's Accept names that type.
 Any other content passes through byte for byte.
 """
@@ -20,10 +20,15 @@ import contextlib
 from dataclasses import dataclass
 
 from wwanlab.core.memo import small_input_cache
-from wwanlab.soap.binary import SOAP_WBXML, from_wbxml, to_wbxml
-from wwanlab.soap.envelope import XML_CONTENT_TYPE, SoapError
 from wwanlab.wap.wbxml.content_types import BINARY_TYPES, compile_content
 from wwanlab.wap.wbxml.errors import WbxmlError
+from wwanlab.wap.wbxml.soap import (
+    SOAP_WBXML,
+    XML_CONTENT_TYPE,
+    SoapError,
+    from_wbxml,
+    to_wbxml,
+)
 from wwanlab.wap.wsp.constants import METHOD_NAMES
 from wwanlab.wap.wsp.encoding import WspCodecError
 from wwanlab.wap.wsp.events import MethodInvoke

@@ -1,5 +1,8 @@
 """SOAP envelopes in WBXML with the project's SOAP 1.1 token table (``tables/soap.py``).
 
+The codec the gateway (``wap.gateway.translate``) and the SOAP endpoints
+(``wwanlab.soap``) share, so it lives below both, with its error and SOAP's XML type.
+
 No content type is registered for WBXML-encoded SOAP; the vendor type below names it
 on the wire, so a gateway knows to decode a Post's body before the HTTP service sees it
 and a client asks for it with Accept.
@@ -7,11 +10,16 @@ and a client asks for it with Accept.
 
 import dataclasses
 
-from wwanlab.soap.envelope import SoapError
+from wwanlab.core.errors import WwanlabError
 from wwanlab.wap.wbxml import WbxmlError, decode, encode, to_xml
 from wwanlab.wap.wbxml.tables.soap import SOAP11
 
 SOAP_WBXML = "application/vnd.wwanlab.soap+wbxml"
+XML_CONTENT_TYPE = "text/xml; charset=utf-8"  # SOAP 1.1 section 6.1.1
+
+
+class SoapError(WwanlabError):
+    """An envelope that is not a well-formed SOAP 1.1 RPC message."""
 
 
 def to_wbxml(xml: bytes) -> bytes:

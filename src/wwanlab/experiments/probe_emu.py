@@ -1,5 +1,8 @@
 """The link probe of ``experiments.probe``, run through the real-time forwarder.
 
+An experiment on the emulator, so it lives with the experiments (above ``wwanlab.emu``,
+which knows nothing of them).
+
 The simulator's probe endpoints (``ProbeSender``, ``ProbeReceiver``) are driven on the
 wall clock: their datagrams become real IPv4/UDP packets (``sim.ipv4``) written into
 one end of a datagram socket pair whose other end is the forwarder's descriptor, the

@@ -3,6 +3,9 @@
 Each option of paper 003 changes the page (what the origins serve: compressed bodies,
 reduced images) and/or the download's ``Setup`` (who resolves names, which proxies run,
 how the browser fetches). Options combine: they are applied in the order given.
+
+The catalogue switches on this package's proxies as well as the web model's page
+changes, so it lives here, above both (``wwanlab.web`` knows nothing of proxies).
 """
 
 import dataclasses
@@ -11,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.core.errors import UsageError
-from wwanlab.pep.base import PacketProxy
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.testbed import DualFactory, dual_proxy
 from wwanlab.pep.tcp_wwan import make_tcp_wwan
+from wwanlab.sim.proxy import PacketProxy
 from wwanlab.web.browser import Setup
 from wwanlab.web.content import compress_full, compress_lossless, compress_lossy
 from wwanlab.web.page import Page
