@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, format, types, then pytest (real-peer tests included).
+# The whole test suite: lint, format, types, import floors, then pytest (real-peer tests included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/compile.sh  # a compiled module older than its source would hide a change
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+PYTHONPATH=src .venv/bin/lint-imports --no-logo  # the floors in pyproject.toml: no import runs back up
 .venv/bin/pytest "$@"
 # With the mypyc build in place (scripts/compile.sh), the tests of the compiled modules
 # (or the tests named on the command line) again on the pure-Python modules: a copy of
