@@ -1,6 +1,6 @@
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -176,6 +176,10 @@ def test_run_info_outside_a_checkout_and_from_cpuinfo(tmp_path: Path) -> None:
     values = run.block().values
     assert values["run time"] == "12.5 s" and values["wwanlab version"] == wwanlab.__version__
     assert str(values["machine"]).startswith(f"{os.cpu_count()} cores, ")
+    load = replace(run, load=(1.5, 0.25, 2.0)).block().values["machine load"]
+    assert load == "1.50, 0.25, 2.00 (1, 5 and 15 min averages, at the end of the run)"
+    assert replace(run, load=None).block().values["machine load"] == "unknown"
+    assert run.load is not None and len(run.load) == 3 and min(run.load) >= 0  # Linux keeps one
 
 
 def test_run_info_reads_the_commit_of_this_checkout() -> None:

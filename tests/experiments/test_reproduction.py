@@ -114,7 +114,7 @@ def paged_body(context: Context) -> ReproductionResult:
     return ReproductionResult("toy", claims, page)
 
 
-def test_page_skeleton_orders_claims_figures_assumptions_raw_and_run(tmp_path: Path) -> None:
+def test_page_skeleton_orders_claims_run_figures_assumptions_and_raw(tmp_path: Path) -> None:
     toy = Reproduction("toy", "papers/none", "A toy reproduction", paged_body)
     register(toy)
     try:
@@ -127,6 +127,10 @@ def test_page_skeleton_orders_claims_figures_assumptions_raw_and_run(tmp_path: P
         "<h2>Claims</h2>",
         "partly holds",
         "nothing to find",
+        "<h2>This run</h2>",
+        "<td>git commit</td>",
+        "<td>run</td><td>quick</td>",
+        "<td>machine load</td>",
         "<h2>Figure 1: draws</h2>",
         'src="figures/toy/f.png"',
         "Paper: the paper&#x27;s Figure 1 did not survive extraction",
@@ -135,9 +139,6 @@ def test_page_skeleton_orders_claims_figures_assumptions_raw_and_run(tmp_path: P
         "<h2>Raw tables</h2>",
         "<details><summary>The draws</summary>",
         '<a href="toy-draws.csv">toy-draws.csv</a>',
-        "<h2>This run</h2>",
-        "<td>git commit</td>",
-        "<td>run</td><td>quick</td>",
     ]
     at = [page.index(s) for s in order]
     assert at == sorted(at)
@@ -195,9 +196,10 @@ def test_misses_are_explained_and_extensions_counted_apart(tmp_path: Path) -> No
         calibration=["queue length, on Table 9's idle row (no claim tests it)"],
     )
     titles = [s.title for s in page.sections]
-    assert titles[:4] == [
+    assert titles[:5] == [
         "Claims",
         "This project's extensions (not the paper's claims)",
+        "This run",  # the run's metadata beside the verdicts
         "Why it misses",
         "Calibrated on",
     ]

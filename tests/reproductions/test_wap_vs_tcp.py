@@ -125,11 +125,11 @@ def test_quick_run_prints_claims_json(
     for claim in (lossless, gain, stable):
         assert claim["holds"] == all(p["holds"] for p in claim["parts"])
     page = (out / "wap-vs-tcp.html").read_text()
-    assert page.index("<h2>Claims</h2>") < page.index("<h2>Figure 7: goodput</h2>")
-    assert page.index("<h2>Raw tables</h2>") < page.index("<h2>This run</h2>")
+    at = [page.index(f"<h2>{h}</h2>") for h in ("Claims", "This run", "Figure 7: goodput")]
+    assert at == sorted(at) and at[-1] < page.index("<h2>Raw tables</h2>")
     assert '<a href="wap_vs_tcp_quick.csv">' in page and "did not survive" in page
     index = (out / "index.html").read_text()
-    assert "of the 5 papers are reproduced today" in index
+    assert "5 papers" in index and "reproduced today" in index
     assert (out / "wap-vs-tcp.html").exists() and (out / "wap_vs_tcp_quick.csv").exists()
     assert (out / "figures" / "wap-vs-tcp" / "goodput.png").exists()
     rows = duckdb.connect(str(db)).sql("SELECT count(*) FROM wap_vs_tcp_quick").fetchall()

@@ -9,8 +9,8 @@ and says, claim by claim, whether each holds. Its body is a function of a ``Cont
 which executes scenarios on the chosen executor, keeps their rows in the results
 database and CSV files, and tells it where its figures go; the body returns a
 ``ReproductionResult`` whose page joins the report, laid out by ``reproduction_page``
-the same way for every paper (claims, figures with the paper's numbers, assumptions,
-raw tables folded, the run's metadata).
+the same way for every paper (claims with the run's metadata beside them, figures
+with the paper's numbers, assumptions, raw tables folded).
 """
 
 from __future__ import annotations
@@ -249,12 +249,13 @@ def reproduction_page(
     calibration: Sequence[str] = (),
 ) -> ReportPage:
     """A reproduction's page in the order every reproduction uses: the claims (and what
-    the numbers say about them; the project's extensions in a table of their own), why
-    each claim that misses does (``why_it_misses``), what was calibrated on which
-    numbers (``calibration``, each naming numbers no claim tests), each figure with the
-    paper's numbers, the set-up and assumptions, the raw tables folded with links to the
-    CSV files, then the run's metadata (version, commit, date, quick or full, run time,
-    machine)."""
+    the numbers say about them; the project's extensions in a table of their own), and
+    beside these verdicts the run's metadata (version, commit, date, quick or full, run
+    time, machine and its load: what a reader needs to weigh them), then why each claim
+    that misses does (``why_it_misses``), what was calibrated on which numbers
+    (``calibration``, each naming numbers no claim tests), each figure with the paper's
+    numbers, the set-up and assumptions, and last the raw tables folded with links to
+    the CSV files."""
     paper_claims = [c for c in claims if not c.extension]
     extensions = [c for c in claims if c.extension]
     sections = [Section("Claims", [ClaimsTable(paper_claims), *(Text(f) for f in findings)])]
@@ -265,6 +266,8 @@ def reproduction_page(
                 [ClaimsTable(extensions)],
             )
         )
+    run = RunInfo.collect("quick" if ctx.quick else "full", ctx.started)
+    sections.append(Section("This run", [run.block()]))
     sections.append(Section("Why it misses", why_it_misses(claims)))
     sections.append(
         Section(
@@ -283,8 +286,6 @@ def reproduction_page(
     if links:
         folded.append(Links(links, "Every run, one row each:"))
     sections.append(Section("Raw tables", folded))
-    run = RunInfo.collect("quick" if ctx.quick else "full", ctx.started)
-    sections.append(Section("This run", [run.block()]))
     return ReportPage(title, sections, slug=ctx.reproduction.name, summary=summary)
 
 

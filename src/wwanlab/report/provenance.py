@@ -1,6 +1,6 @@
 """Where a page's numbers came from: wwanlab's version and git commit, when, how long,
-quick or full, and on what machine, so that a reader can tell two reports apart and
-judge a timing.
+quick or full, on what machine and how busy it was, so that a reader can tell two
+reports apart and judge a timing.
 
 The commit is read with ``git`` from the checkout the package was imported from; an
 installed package (or a machine without git) says "unknown".
@@ -66,6 +66,17 @@ def cpu_model(cpuinfo: Path = CPUINFO) -> str:
     return platform.processor() or UNKNOWN
 
 
+def load_average() -> tuple[float, float, float] | None:
+    """The machine's 1, 5 and 15 minute load averages, None where the system keeps none.
+
+    Other processes sharing the cores stretch a run's wall time (and the emulator's
+    timing), so a page records how busy the machine was."""
+    try:
+        return os.getloadavg()
+    except OSError:
+        return None
+
+
 def machine_line() -> str:
     """CPU model, cores and Python version: the line a benchmark prints about itself."""
     return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
@@ -73,7 +84,7 @@ def machine_line() -> str:
 
 @dataclass(frozen=True)
 class RunInfo:
-    """The metadata every report page ends with."""
+    """The metadata every report page carries."""
 
     version: str
     commit: str
@@ -82,6 +93,7 @@ class RunInfo:
     seconds: float  # wall time of the run
     cores: int
     cpu: str
+    load: tuple[float, float, float] | None  # load averages when the run ended
 
     @classmethod
     def collect(cls, mode: str, started: float, *, now: float | None = None) -> RunInfo:
@@ -96,6 +108,7 @@ class RunInfo:
             seconds=end - started,
             cores=os.cpu_count() or 0,
             cpu=cpu_model(),
+            load=load_average(),
         )
 
     def block(self) -> Params:
@@ -108,6 +121,10 @@ class RunInfo:
                 "run time": f"{self.seconds:.1f} s",
                 "machine": f"{self.cores} cores, {self.cpu}, {platform.system()} "
                 f"{platform.machine()}",
+                "machine load": UNKNOWN
+                if self.load is None
+                else ", ".join(f"{x:.2f}" for x in self.load)
+                + " (1, 5 and 15 min averages, at the end of the run)",
             },
             caption="This run",
         )
