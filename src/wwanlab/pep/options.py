@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from wwanlab.core.errors import UsageError
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.testbed import DualFactory, dual_proxy
-from wwanlab.pep.tcp_wwan import make_tcp_wwan
-from wwanlab.sim.proxy import PacketProxy
+from wwanlab.pep.tcp_wwan import TcpWwanProxy, make_tcp_wwan
 from wwanlab.web.browser import Setup
 from wwanlab.web.content import compress_full, compress_lossless, compress_lossy
 from wwanlab.web.page import Page
@@ -52,7 +51,7 @@ def _full(page: Page) -> Page:
     return compress_full(page, lossy_ratio(page.name))
 
 
-def _tcp_wwan(topo: WebTopology, rng: random.Random) -> PacketProxy:
+def _tcp_wwan(topo: WebTopology, rng: random.Random) -> TcpWwanProxy:
     return make_tcp_wwan({MOBILE_IP}, topo.preset, rng, wired=topo.tcp)
 
 
