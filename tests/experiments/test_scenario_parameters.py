@@ -17,8 +17,9 @@ from wwanlab.experiments.scenario import (
     load_kinds,
     scenario_from_dict,
 )
+from wwanlab.reproductions import PACKAGES
 
-load_kinds()  # imports every module that registers kinds, whatever was imported before
+load_kinds(PACKAGES)  # imports every module that registers kinds, whatever was imported before
 DECLARED = sorted(KIND_PARAMETERS)
 
 SCALARS: st.SearchStrategy[Scalar] = st.one_of(

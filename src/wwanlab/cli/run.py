@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from wwanlab import reproductions
 from wwanlab.cli.common import (
     DbOption,
     JobsOption,
@@ -39,6 +40,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a scenario's sweep and repetitions; rows go to DuckDB, CSV and HTML."""
         started = time.time()
+        reproductions.load()  # importing them registers the papers' kinds
         scenario = load_scenario(scenario_file)
         check_before_work(jobs=jobs, scheduler=scheduler, out=out, db=db)
         runs = scenario.runs()

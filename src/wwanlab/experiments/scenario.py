@@ -41,10 +41,10 @@ KIND_PARAMETERS: dict[str, Mapping[str, Parameter]] = {}
 """The parameters each kind declares it reads (kinds that declare none take any)."""
 
 KIND_MODULES: list[str] = ["wwanlab.experiments.probe", "wwanlab.experiments.fec_arq"]
-"""Modules that register kinds on import; a scenario file may name any of their kinds."""
-
-KIND_PACKAGES: list[str] = ["wwanlab.reproductions"]
-"""Packages whose every module may register kinds (each paper's experiments)."""
+"""Modules of this package that register kinds on import; a scenario file may name any of
+their kinds. The papers' kinds are registered as their modules are imported, which the
+program running a scenario file does first (``wwanlab.reproductions.load``): this floor
+does not name the reproductions."""
 
 PARAM_SECTIONS = ("link", "stack", "workload", "params")
 """Tables of a scenario file that hold parameters (``params`` for anything else)."""
@@ -124,9 +124,10 @@ def package_modules(packages: Sequence[str]) -> list[str]:
     return sorted(names)
 
 
-def load_kinds() -> dict[str, RunOne]:
-    """Import every module that registers built-in kinds; the registered kinds by name."""
-    for module in [*KIND_MODULES, *package_modules(KIND_PACKAGES)]:
+def load_kinds(packages: Sequence[str] = ()) -> dict[str, RunOne]:
+    """Import every module that registers built-in kinds and every module of ``packages``;
+    the registered kinds by name."""
+    for module in [*KIND_MODULES, *package_modules(packages)]:
         importlib.import_module(module)
     return KINDS
 
