@@ -5,7 +5,7 @@ reduced images) and/or the download's ``Setup`` (who resolves names, which proxi
 how the browser fetches). Options combine: they are applied in the order given.
 
 The catalogue switches on this package's proxies as well as the web model's page
-changes, so it lives here, above both (``wwanlab.web`` knows nothing of proxies).
+changes, so it lives here, above both (``wwanlab.web`` imports nothing of this package).
 """
 
 import dataclasses
