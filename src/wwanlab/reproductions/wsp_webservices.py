@@ -537,8 +537,7 @@ def claims(
             f"{PAPER_T_CALL_HTTP:g} -> {PAPER_T_CALL_WSP:g} ms (-{PAPER_T_CALL_CUT:.0f}%), "
             "client and service on one host",
             f"one host: HTTP {http_ms:.2f} ms, WSP through our gateway {wsp_ms:.2f} ms "
-            "(medians); on one host the gateway's extra HTTP hop costs more than TCP's "
-            "handshake saves",
+            "(medians of the calls' medians)",
             [t_call_part("one host", loop_cut)],
         ),
         Claim.of_parts(
