@@ -17,7 +17,7 @@ text states (``on_paper``). The experiment kind ``wap-vs-tcp`` runs one transfer
 
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -713,7 +713,7 @@ def knee_claim(curves: Curves, groups: Sequence[str], band: Sequence[str]) -> Cl
 
 def _ablation(
     curves: Curves,
-    part: Any,
+    part: Callable[[str, Sequence[SizeGain], float], ClaimPart],
     loss: float,
     groups: Sequence[str],
     band: Sequence[str],
