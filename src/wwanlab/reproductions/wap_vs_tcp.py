@@ -185,7 +185,7 @@ BAND = [http_protocol(BAND_VARIANT, s) for s in SENDERS]
 """The HTTP/TCP SACK curves, one per sender, default first."""
 PROTOCOLS = [*WAP_BAND, *BAND]
 """The curves a run sweeps. Reno and NewReno (today's RFC timers, not the paper's TCP)
-are left out of the sweep so that the two bands cost no more CPU than the run before
+are left out of the sweep so that the two bands take fewer runs than the sweep before
 them did; the kind still runs them (``KNOWN_PROTOCOLS``)."""
 KNOWN_PROTOCOLS = [*PROTOCOLS, *(http_protocol(v) for v in REFERENCE_VARIANTS)]
 VARIANT_LABELS = {"sack": "SACK", "reno": "Reno", "newreno": "NewReno"}
