@@ -137,7 +137,8 @@ SCENARIO = 'name = "t"\nkind = "{kind}"\n{body}\n'
             "wap-vs-tcp",
             '[stack]\nprotocol = "ftp"\n[workload]\nsize = 1000',
             "stack.protocol must be one of http-newreno, http-reno, http-sack, "
-            "http-sack/2003-rto1, http-sack/2003-rto3, wap; got 'ftp'",
+            "http-sack/2003-rto1, http-sack/2003-rto3, http-sack/win2000, "
+            "http-sack/win2000-rto0.3, wap, wap/g16, wap/g8; got 'ftp'",
         ),
     ],
 )

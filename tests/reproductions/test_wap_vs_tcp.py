@@ -16,12 +16,15 @@ from wwanlab.reproductions.wap_vs_tcp import (
     PROTOCOLS,
     SENDERS,
     SIZES,
+    WAP_BAND,
     Curves,
     _pct,
     gains,
+    group_retry,
     knee,
     knee_claim,
     label,
+    on_paper,
     run_one,
     scenario,
     summarize_curves,
@@ -109,18 +112,20 @@ def test_quick_run_prints_claims_json(
     (entry,) = json.loads(stdout)["reproductions"]
     assert len(entry["claims"]) == 5
     for claim in entry["claims"]:
-        assert set(claim) == {"claim", "paper", "ours", "holds", "verdict", "parts"}
+        assert set(claim) == {"claim", "paper", "ours", "holds", "verdict", "parts", "why"}
         assert isinstance(claim["holds"], bool)
-    # the three claims about HTTP/TCP are judged per sender of the band, the knee per curve
+    # the claims about WAP and HTTP/TCP are judged per pair of WTP group size and TCP
+    # sender, the knee per curve
     lossless, gain, stable = entry["claims"][2:]
-    senders = ["against RFC 6298", "against 2003, min RTO 1 s", "against 2003, min RTO 3 s"]
-    assert [p["what"] for p in lossless["parts"]] == senders
-    assert [p["what"] for p in gain["parts"]] == senders
+    senders = [s.label for s in SENDERS.values()]
+    pairs = [f"groups of {g} against {t}" for g in (3, 8, 16) for t in senders]
+    assert [p["what"] for p in lossless["parts"]] == pairs
+    assert [p["what"] for p in gain["parts"]] == pairs
     assert [p["what"] for p in stable["parts"]] == [
-        "WTP knee",
-        "TCP knee (RFC 6298)",
-        "TCP knee (2003, min RTO 1 s)",
-        "TCP knee (2003, min RTO 3 s)",
+        "WTP knee (groups of 3)",
+        "WTP knee (groups of 8)",
+        "WTP knee (groups of 16)",
+        *(f"TCP knee ({t})" for t in senders),
     ]
     for claim in (lossless, gain, stable):
         assert claim["holds"] == all(p["holds"] for p in claim["parts"])
@@ -130,6 +135,7 @@ def test_quick_run_prints_claims_json(
     assert '<a href="wap_vs_tcp_quick.csv">' in page and "did not survive" in page
     index = (out / "index.html").read_text()
     assert "5 papers" in index and "reproduced today" in index
+    assert "<h2>Why it misses</h2>" in page and "Nothing was calibrated." in page
     assert (out / "wap-vs-tcp.html").exists() and (out / "wap_vs_tcp_quick.csv").exists()
     assert (out / "figures" / "wap-vs-tcp" / "goodput.png").exists()
     rows = duckdb.connect(str(db)).sql("SELECT count(*) FROM wap_vs_tcp_quick").fetchall()
@@ -153,38 +159,82 @@ def test_quick_run_prints_claims_json(
 
 
 def test_senders_of_the_band() -> None:
-    assert BAND == ["http-sack", "http-sack/2003-rto1", "http-sack/2003-rto3"]
-    assert ["wap", *BAND, "http-reno", "http-newreno"] == PROTOCOLS
+    assert BAND == [
+        "http-sack",
+        "http-sack/2003-rto1",
+        "http-sack/2003-rto3",
+        "http-sack/win2000",
+        "http-sack/win2000-rto0.3",
+    ]
+    assert [*WAP_BAND, *BAND] == PROTOCOLS
     assert label("http-sack/2003-rto3") == "HTTP/TCP SACK (2003, min RTO 3 s)"
+    assert label("http-sack/win2000") == "HTTP/TCP SACK (Windows 2000, min RTO 1 s)"
     assert label("http-newreno") == "HTTP/TCP NewReno" and label("wap") == "WSP/WTP"
     assert SENDERS["2003-rto1"].overrides == {"rto_initial": 3.0, "byte_counting": False}
     # 13000 octets without loss: RFC 6298's 1 s RTO fires 4 times (the 1.57 s packets
     # queue behind each other), RFC 2988's 3 s initial RTO changes nothing once the
-    # handshake's sample is taken, an RTO of at least 3 s never fires
+    # handshake's sample is taken, an RTO of at least 3 s never fires; Windows 2000's
+    # initial RTO of 3 s likewise, and its 0.3 s floor fires twice more
     runs = {p: transfer(p, 13000, 0.0, 5) for p in BAND}
-    assert [runs[p].timeouts for p in BAND] == [4, 4, 0]
+    assert [runs[p].timeouts for p in BAND] == [4, 4, 0, 4, 6]
     assert runs["http-sack/2003-rto3"].retransmissions == 0
     assert runs["http-sack/2003-rto3"].duration < runs["http-sack"].duration
     with pytest.raises(ValueError, match="unknown protocol"):
         transfer("http-sack/1999", 1000, 0.0, 1)
+    transfer("http-newreno", 1000, 0.0, 1)  # a reference the kind still runs
 
 
-def test_knee_claim_is_judged_per_curve() -> None:
+def test_group_band_one_ack_per_group_and_r_scaled() -> None:
+    assert WAP_BAND == ["wap", "wap/g8", "wap/g16"]
+    assert label("wap/g8") == "WSP/WTP (groups of 8)"
+    assert [round(group_retry(g), 3) for g in (3, 8, 16)] == [7.0, 18.667, 37.333]
+    # 20000 octets are 14 segments (PSN 0-13): one Ack per group of the Result, after
+    # the Connect's and the Get's explicit Ack
+    acks = {
+        p: [x.what for x in transfer(p, 20000, 0.0, 5).trace if "Ack" in x.what] for p in WAP_BAND
+    }
+    assert acks["wap"][2:] == [f"Ack psn {n}" for n in (2, 5, 8, 11, 13)]
+    assert acks["wap/g8"][2:] == ["Ack psn 7", "Ack psn 13"]
+    assert acks["wap/g16"][2:] == ["Ack psn 13"]
+    # a scaled R never fires without loss, though a group of 16 is 25 s on the line
+    assert transfer("wap/g16", 63500, 0.0, 5).timeouts == 0
+
+
+def test_knee_claim_is_judged_per_curve_and_both_ways() -> None:
     sizes = [1000, 13000, 35000, 50000, 63500]
     flat = {s: point("x", 0.1, s, 6000.0, 50.0) for s in sizes}
-    late = {**flat, 13000: point("x", 0.1, 13000, 3000.0, 50.0)}  # stable from 35 KB
+    at_12 = {**flat, 1000: point("x", 0.1, 1000, 3000.0, 50.0)}  # stable from 13 KB
+    late = {**at_12, 13000: point("x", 0.1, 13000, 3000.0, 50.0)}  # stable from 35 KB
+    rising = {**late, 35000: point("x", 0.1, 35000, 3000.0, 50.0)}  # no knee before 50 KB
     curves: Curves = {
-        ("wap", 0.1): flat,
+        ("wap", 0.1): at_12,
+        ("wap/g8", 0.1): flat,
         ("http-sack", 0.1): late,
         ("http-sack/2003-rto3", 0.1): flat,
+        ("http-sack/win2000", 0.1): rising,
     }
-    claim = knee_claim(curves, ["http-sack", "http-sack/2003-rto3"])
+    claim = knee_claim(
+        curves, ["wap", "wap/g8"], ["http-sack", "http-sack/2003-rto3", "http-sack/win2000"]
+    )
     assert [(p.what, p.holds, p.ours) for p in claim.parts] == [
-        ("WTP knee", True, "1 KB ≤ 13.5 KB"),
-        ("TCP knee (RFC 6298)", True, "35 KB ≥ 33.5 KB"),
-        ("TCP knee (2003, min RTO 3 s)", False, "1 KB < 33.5 KB"),
+        ("WTP knee (groups of 3)", True, "13 KB in 9 KB..15 KB"),
+        ("WTP knee (groups of 8)", False, "1 KB outside 9 KB..15 KB"),  # no knee at all
+        ("TCP knee (RFC 6298)", True, "35 KB in 33.5 KB..<50 KB"),
+        ("TCP knee (2003, min RTO 3 s)", False, "1 KB outside 33.5 KB..<50 KB"),
+        ("TCP knee (Windows 2000, min RTO 1 s)", False, "50 KB outside 33.5 KB..<50 KB"),
     ]
     assert claim.holds is False and verdict(claim) == "partly holds"
+    assert claim.why is not None and len(claim.why.ablation) == 5
+
+
+def test_claim_tests_on_the_papers_numbers() -> None:
+    found = on_paper()
+    assert len(found) == 4 and all(c.holds for c in found)
+    knee_parts = [(p.what, p.ours) for p in found[-1].parts]
+    assert knee_parts == [
+        ("WTP knee (paper)", "12 KB in 9 KB..15 KB"),
+        ("TCP knee (paper)", "35 KB in 33.5 KB..<50 KB"),
+    ]
 
 
 def test_percentages_never_read_minus_zero() -> None:

@@ -26,6 +26,7 @@ class InitialWindow(Enum):
     RFC3390 = "rfc3390"  # RFC 3390 1: min(4*MSS, max(2*MSS, 4380))
     RFC6928 = "rfc6928"  # RFC 6928 2: min(10*MSS, max(2*MSS, 14600))
     ONE = "one"  # RFC 2581 3.1 / RFC 5681 3.1: 1 segment (pre-RFC 3390 stacks)
+    TWO = "two"  # RFC 2581 3.1: at most 2 segments (Windows 2000, below)
 
 
 DEFAULT_MSS = 536  # RFC 9293 3.7.1: send MSS assumed when the peer sends no MSS option
@@ -51,6 +52,23 @@ RECEIVE_BUFFER = 65535  # largest window without RFC 7323 scaling
 MAX_RETRIES = 15  # Linux tcp_retries2; RFC 9293 3.8.3 "R2" at least 100 s
 SYN_RETRIES = 6  # Linux tcp_syn_retries; RFC 9293 3.8.3 R2 for SYN at least 3 min
 INITIAL_SSTHRESH = 1 << 30  # RFC 5681 3.1: "arbitrarily high"
+
+# Windows 2000's documented TCP (Microsoft, "Microsoft Windows 2000 TCP/IP
+# Implementation Details", and the Windows 2000 Resource Kit's registry reference for
+# HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters). Each value is the
+# default when the registry entry is absent, as Windows 2000 installs it.
+WIN2000_DUP_ACKS = 2  # TcpMaxDupAcks: range 1-3, default 2 ("Fast Retransmit")
+WIN2000_INITIAL_RTT = 3.0  # s, TcpInitialRtt: default 3 ("Retransmission Behavior")
+WIN2000_RECEIVE_WINDOW = 17_520  # TcpWindowSize: 12 segments of 1460 on Ethernet
+WIN2000_DELACK_TICKS = 2  # TcpDelAckTicks: 100 ms ticks, default 2; ACK every 2nd segment
+WIN2000_DATA_RETRIES = 5  # TcpMaxDataRetransmissions: default 5
+WIN2000_CONNECT_RETRIES = 2  # TcpMaxConnectRetransmissions: default 2
+# "Slow Start Algorithm and Congestion Avoidance": "the send window is set to two TCP
+# segments" at the start: InitialWindow.TWO. SackOpts: default 1 (SACK on). Tcp1323Opts:
+# default 0 (no window scaling, no timestamps offered). The document gives no minimum
+# RTO; TcpInitialRtt accepts no value below 300 ms (Microsoft KB 170359), the lowest
+# retransmission time the registry lets Windows be given.
+WIN2000_LOWEST_RTT = 0.3  # s: TcpInitialRtt's valid range starts at 300 ms (KB 170359)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +153,35 @@ class TcpConfig:
         )
         return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
 
+    @classmethod
+    def windows2000(cls, rto_min: float = RTO_MIN_RFC, **overrides: object) -> "TcpConfig":
+        """Windows 2000's defaults as Microsoft documents them (the ``WIN2000_*``
+        constants): SACK, IW 2, fast retransmit on the second duplicate ACK, initial RTO
+        3 s, a 17,520-octet window, delayed ACK 200 ms. What the document does not give
+        is the era's RFC: the minimum RTO (``rto_min``, RFC 2988 2.4's 1 s unless
+        given), congestion avoidance per ACK (RFC 2581 3.1), no limited transmit (RFC
+        3042 came in 2001, after Windows 2000)."""
+        base = cls(
+            Variant.SACK,
+            initial_window=InitialWindow.TWO,
+            receive_buffer=WIN2000_RECEIVE_WINDOW,
+            dup_thresh=WIN2000_DUP_ACKS,
+            limited_transmit=False,
+            byte_counting=False,
+            delayed_ack_timeout=WIN2000_DELACK_TICKS * 0.1,
+            rto_initial=WIN2000_INITIAL_RTT,
+            rto_min=rto_min,
+            max_retries=WIN2000_DATA_RETRIES,
+            syn_retries=WIN2000_CONNECT_RETRIES,
+        )
+        return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
+
     def initial_cwnd(self, smss: int) -> int:
         """Initial window in bytes for sender MSS ``smss``."""
         if self.initial_window is InitialWindow.ONE:
             return smss
+        if self.initial_window is InitialWindow.TWO:
+            return 2 * smss
         if self.initial_window is InitialWindow.RFC6928:
             return min(10 * smss, max(2 * smss, 14600))
         if self.initial_window is InitialWindow.RFC3390:
