@@ -36,7 +36,7 @@ from wwanlab.reproductions.wave_and_wait import (
 
 
 def test_scenarios_cover_the_paper_setup_at_both_ends_of_the_band() -> None:
-    t1, t2, backoff = scenarios(quick=False)
+    t1, t2, backoff, shared = scenarios(quick=False)
     assert SIZE == 5_242_880
     assert TABLE1_DROPS == [0.0, 0.05, 0.10, 0.20, 0.33, 0.50]
     assert TABLE2_DROPS == [0.0, 0.10, 0.33, 0.50]
@@ -46,6 +46,23 @@ def test_scenarios_cover_the_paper_setup_at_both_ends_of_the_band() -> None:
     # the ablation: WWP alone, Table 1's lossy rows, only the back-off changed
     assert backoff.params["stack.probe_backoff"] is True and "stack.probe_backoff" not in t1.params
     assert len(backoff.runs()) == len(PATHS) * 5 * t1.repetitions
+    # and one phase process for both directions, Table 2's lossy rows
+    assert shared.params["link.shared_phases"] is True and shared.params["link.phase"] == "4-10"
+    assert len(shared.runs()) == len(PATHS) * 3 * len(PROTOCOLS) * t1.repetitions
+
+
+def test_shared_phases_drop_both_directions_in_the_same_phases() -> None:
+    for shared, same in ((True, True), (False, False)):
+        up, down = link_factory(1.0, "4-10", PATHS[0], shared)()
+        rng = random.Random(5)
+        trace = [
+            (
+                isinstance(up.transmit(40, t / 100, rng), Drop),
+                isinstance(down.transmit(40, t / 100, rng), Drop),
+            )
+            for t in range(6000)
+        ]
+        assert all(a == b for a, b in trace) is same
 
 
 @pytest.mark.parametrize(("phase", "lo", "hi"), [("10", 10.0, 10.0), ("4-10", 4.0, 10.0)])
@@ -124,6 +141,7 @@ def test_quick_run_prints_claims_json(
             "4 KB window, Table 1, probe back-off off",
             "4 KB window, Table 1, probe back-off on",
         ]
+        assert claim["why"]["mechanism"]
     page = (out / "wave-and-wait.html").read_text()
     assert "Table 1: goodput, 10 s On/Off phases" in page and "J/MB GPRS" in page
     for name in ("goodput", "byte-overhead", "energy", "time-sequence"):
@@ -132,6 +150,7 @@ def test_quick_run_prints_claims_json(
     assert con.sql("SELECT count(*) FROM wave_and_wait_table1_quick").fetchall() == [(48,)]
     assert con.sql("SELECT count(*) FROM wave_and_wait_table2_quick").fetchall() == [(32,)]
     assert con.sql("SELECT count(*) FROM wave_and_wait_backoff_quick").fetchall() == [(20,)]
+    assert con.sql("SELECT count(*) FROM wave_and_wait_shared_quick").fetchall() == [(24,)]
 
 
 def test_same_seed_same_run() -> None:
