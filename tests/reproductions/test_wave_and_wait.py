@@ -214,3 +214,12 @@ def test_the_error_free_row_is_not_evidence() -> None:
     for spec in SPECS:
         if not spec.extension:
             assert spec.test(moved) == spec.test(rows)
+
+
+@pytest.mark.slow
+def test_fit_path_finds_the_band_end_again() -> None:
+    """The calibration is reproducible: two coarse rounds of the bisection land within
+    3% of the stored 4 KB path's line rate and round trip."""
+    fit, stored = wave_and_wait.fit_path(4096, rounds=2, steps=12), PATHS[0]
+    assert fit.bps == pytest.approx(stored.bps, rel=0.03)
+    assert fit.rtt == pytest.approx(stored.rtt, rel=0.03)

@@ -128,8 +128,9 @@ class PathFit:
 
 
 # Fitted on Table 1 rows 1.1-1.2 only, by ``fit_path`` (bisection on error-free runs),
-# once, before any lossy run. The windows span the era's socket buffers: 4 KB (4.3BSD)
-# to 16 KB; 32 KB cannot fit, its round trip alone would exceed WWP's 40.5 s.
+# once, before any lossy run. The windows span plausible socket buffers of the era's
+# BSD-derived stacks, 4 KB to 16 KB; 32 KB cannot fit: the round trip it needs would
+# cost WWP more than 40.5 s in waits for its N-S_ACKs alone.
 PATHS = (
     PathFit(4096, 0.0171, 1_183_134),
     PathFit(16384, 0.1866, 3_346_761),
