@@ -3,7 +3,8 @@ High Throughput & Low Energy for Mobile IP-Devices"): WWP against TCP Reno uploa
 5 MB data set through VDELDROP's On/Off congestion phases (Tables 1 and 2), with the
 energy the paper only argues measured by a radio model.
 
-Every parameter is the paper's (section 3, Tables 1-2) or listed in ``ASSUMPTIONS``.
+Every parameter is the paper's (section 3, Tables 1-2), fitted on its error-free row
+(``CALIBRATION``, ``PATHS``) or listed in ``ASSUMPTIONS``.
 The experiment kind ``wave-and-wait`` runs one upload (``wwanlab.experiments.bulk``).
 """
 
@@ -151,7 +152,9 @@ ASSUMPTIONS = [
     f"VDELDROP acts on both directions, each with its own phase process starting On at "
     f"t = 0: in On phases each packet is dropped with the drop rate and a surviving one "
     f"delayed uniformly on [0, {VDELDROP_DELAY_HI * 1000:g} ms] (the paper: 'causes "
-    "different delays for each segment'); Off phases pass packets untouched.",
+    "different delays for each segment'); Off phases pass packets untouched. The paper "
+    "does not say whether the phases were one process or one per host; an ablation runs "
+    "Table 2 with one process both directions share.",
     "Drop rate 0 (test set 1) is the error-free reference: VDELDROP is off, no delays "
     "(the paper: 'under error-free conditions').",
     "Table 1: On and Off phases of 10 s. Table 2's '4-10 sec': each phase's length drawn "
@@ -188,7 +191,7 @@ ASSUMPTIONS = [
     f"Repetitions: {REPETITIONS} per point and band end ({QUICK_REPETITIONS} with --quick): "
     "the band doubles the runs, and a lossy "
     "upload over the fitted round trip costs 1-2 s of CPU; more would take the full run "
-    "past 3 minutes on two cores). 95% Student t intervals of the mean; a ratio's "
+    "past 3 minutes on two cores. 95% Student t intervals of the mean; a ratio's "
     "interval by the delta method from the two means' standard errors.",
 ]
 
