@@ -98,6 +98,15 @@ PAPER_TABLE2: dict[float, dict[str, tuple[float, float]]] = {
     0.33: {"overhead": (1.83, 2.56), "goodput": (0.23, 0.32), "time": (3.0, 4.2)},
     0.50: {"overhead": (2.0, 4.48), "goodput": (0.24, 0.33), "time": (2.98, 4.1)},
 }
+# Paper 004 Table 2 "Time Ran (sec)" as printed, (low, high) per protocol and drop rate.
+PAPER_TABLE2_TIME: dict[tuple[str, float], tuple[float, float]] = {
+    ("tcp-reno", 0.10): (132, 135),
+    ("wwp", 0.10): (81.3, 81.9),
+    ("tcp-reno", 0.33): (258, 368),
+    ("wwp", 0.33): (85.9, 87.6),
+    ("tcp-reno", 0.50): (259, 385),
+    ("wwp", 0.50): (86.7, 93.7),
+}
 # What the claim tests compare with, each from the paper's own print. The error-free row
 # is where the path is fitted (PATHS), so no test reads a ratio at drop 0 but the bytes.
 WORST = 0.33  # Table 2's worst conditions: the 33% and 50% rows
@@ -916,7 +925,9 @@ def time_sequence(path: Path) -> Path:
 # --- findings -------------------------------------------------------------------------------
 
 
-def findings(band: dict[int, tuple[Points, Points]]) -> list[str]:
+def findings(
+    band: dict[int, tuple[Points, Points]], backoff: dict[int, Points], shared: dict[int, Points]
+) -> list[str]:
     out = []
     for path in PATHS:
         t1 = band[path.window][0]
@@ -936,6 +947,28 @@ def findings(band: dict[int, tuple[Points, Points]]) -> list[str]:
                 f"{mean('tcp-reno', drop, 'timeouts'):.0f} RTOs."
                 for drop in (0.10, 0.50)
             )
+        )
+
+    def times(points: Points, protocol: str, drops: Sequence[float]) -> str:
+        return ", ".join(f"{points[(protocol, d)]['duration_s'].mean:.0f}" for d in drops)
+
+    lossy2, worst1 = TABLE2_DROPS[1:], TABLE1_DROPS[-2:]
+
+    def printed(protocol: str) -> str:
+        return ", ".join(_shown(PAPER_TABLE2_TIME[(protocol, d)]) for d in lossy2)
+
+    for path in PATHS:
+        t1, t2 = band[path.window]
+        out.append(
+            f"{path.name}, Table 2 at {', '.join(f'{d:.0%}' for d in lossy2)} drop: TCP "
+            f"Reno takes {times(t2, 'tcp-reno', lossy2)} s with a phase process per "
+            f"direction, {times(shared[path.window], 'tcp-reno', lossy2)} s with one both "
+            f"share (the paper: {printed('tcp-reno')} s); WWP "
+            f"{times(t2, 'wwp', lossy2)} and {times(shared[path.window], 'wwp', lossy2)} s "
+            f"(the paper: {printed('wwp')} s). With the probe back-off on, "
+            f"WWP's Table 1 time at {' and '.join(f'{d:.0%}' for d in worst1)} drop is "
+            f"{times(backoff[path.window], 'wwp', worst1)} s instead of "
+            f"{times(t1, 'wwp', worst1)} s."
         )
     return out
 
@@ -1011,7 +1044,7 @@ def body(ctx: Context) -> ReproductionResult:
             ),
         ],
         assumptions=ASSUMPTIONS,
-        findings=findings(band),
+        findings=findings(band, backoff, shared),
         calibration=CALIBRATION,
     )
     return ReproductionResult(NAME, found, page)
