@@ -1,5 +1,6 @@
 """WWP sender and receiver together on the pair harness: virtual time, loss, reordering."""
 
+import itertools
 import random
 
 import pytest
@@ -234,3 +235,26 @@ def test_receiver_drops_forged_and_out_of_window_segments() -> None:
     receiver.receive_datagram(ok, peer, 0.3)
     assert receiver.stats.malformed == len(bad) + 1  # a segment past the LAST one
     assert receiver.next_event() == DataReceived(full + b"x")
+
+
+@pytest.mark.parametrize(("backoff", "gaps"), [(False, [0.25] * 4), (True, [0.5, 1, 2, 4])])
+def test_unanswered_probes_repeat_every_probe_t_unless_backing_off(
+    backoff: bool, gaps: list[float]
+) -> None:
+    """Paper 004 2.2: at level 0 "the sender will immediately probe"; the doubling of
+    PROBE_T is ours and an option (``probe_backoff``)."""
+    config = WwpConfig(max_retries=5, probe_backoff=backoff)
+    sender = WwpSender(SERVER_ADDR, config)
+    pair = Pair(
+        sender,
+        WwpReceiver(config),
+        latency=0.01,
+        drop=lambda side, i, d: side == "server" and i > 0,
+    )
+    sender.connect(0.0)
+    sender.send(bytes(1024), 0.0)
+    sender.close(0.0)
+    pair.run(until=100.0)
+    assert sender.state is SenderState.FAILED
+    probes = [s.sent_at for s in pair.sent("client") if decode(s.data, 1024).kind is Kind.PROBE1]
+    assert [round(b - a, 9) for a, b in itertools.pairwise(probes)] == gaps

@@ -67,6 +67,7 @@ class Bulk:
     complete: bool
     duration: float  # s; NaN when the transfer did not complete
     transport_bytes: int = 0  # transport headers and payload offered to the link, both ways
+    sender_bytes: int = 0  # the same, the sender's direction only (no ACKs, no replies)
     ip_bytes: int = 0
     packets: int = 0
     dropped: int = 0
@@ -87,6 +88,7 @@ class Bulk:
             "duration_s": self.duration,
             "goodput_Bps": self.goodput,
             "transport_bytes": self.transport_bytes,
+            "sender_bytes": self.sender_bytes,
             "ip_bytes": self.ip_bytes,
             "packets": self.packets,
             "dropped": self.dropped,
@@ -107,12 +109,12 @@ class Testbed:
         up, down = link()
         self.link = self.net.connect(self.mobile, self.fixed, up, down, mtu=1500)
         self.radio: list[Sample] = []
-        self.transport_bytes = 0
-        self.link.ab.tx_taps.append(self._tap("tx", count=True))
-        self.link.ba.tx_taps.append(self._tap("", count=True))
-        self.link.ba.rx_taps.append(self._tap("rx", count=False))
+        self.transport_bytes = {"up": 0, "down": 0}
+        self.link.ab.tx_taps.append(self._tap("tx", count="up"))
+        self.link.ba.tx_taps.append(self._tap("", count="down"))
+        self.link.ba.rx_taps.append(self._tap("rx", count=None))
 
-    def _tap(self, way: str, *, count: bool) -> Callable[[float, bytes], None]:
+    def _tap(self, way: str, *, count: str | None) -> Callable[[float, bytes], None]:
         def tap(now: float, packet: bytes) -> None:
             header = (packet[0] & 0x0F) * 4
             if packet[9] == PROTO_TCP:
@@ -127,7 +129,7 @@ class Testbed:
                 what, seq = wwp.kind.name, wwp.seq if wwp.kind.name == "DATA" else -1
                 transport = len(body)
             if count:
-                self.transport_bytes += transport
+                self.transport_bytes[count] += transport
             if way:
                 self.radio.append(Sample(now, way, len(packet), what, seq))
 
@@ -135,7 +137,8 @@ class Testbed:
 
     def fill(self, result: Bulk) -> None:
         up, down = self.link.ab.stats, self.link.ba.stats
-        result.transport_bytes = self.transport_bytes
+        result.transport_bytes = sum(self.transport_bytes.values())
+        result.sender_bytes = self.transport_bytes["up"]
         result.ip_bytes = up.sent_bytes + down.sent_bytes
         result.packets = up.sent_packets + down.sent_packets
         result.dropped = (

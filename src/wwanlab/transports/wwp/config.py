@@ -41,6 +41,11 @@ class WwpConfig:
     rtt_floor: float = RTT_FLOOR
     max_retries: int = MAX_RETRIES
     setup_retries: int = SETUP_RETRIES
+    # Ours, not the paper's: unanswered probes double PROBE_T (sender.MAX_BACKOFF times at most).
+    # Paper 004 2.2-2.3 has the sender "immediately probe" and probing "continuously
+    # monitor the network" during congestion; False probes every PROBE_T, as written.
+    # CONN and FIN, which the paper leaves to its reference [3], back off either way.
+    probe_backoff: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.payload_size < SEQ_LIMIT - HEADER:

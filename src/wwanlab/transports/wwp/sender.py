@@ -288,11 +288,13 @@ class WwpSender:
 
     def _send_control(self, seg: Segment, now: float) -> None:
         """Send ``seg`` and arm PROBE_T for it: at least twice the smoothed RTT, doubled
-        for each retry in a row (as RFC 6298 5.5 backs off), so that a path slower than
-        PROBE_T is not flooded with repeats."""
+        for each retry in a row (as RFC 6298 5.5 backs off) unless it is a probe and
+        ``probe_backoff`` is off (paper 004 2.2: the sender "will immediately probe")."""
         self._control, self._control_at = seg, now
         self._emit(seg)
-        self._timer = now + self._reply_time() * 2 ** min(self.retries, MAX_BACKOFF)
+        backs_off = self.config.probe_backoff or seg.kind in (Kind.CONN, Kind.FIN)
+        doublings = min(self.retries, MAX_BACKOFF) if backs_off else 0
+        self._timer = now + self._reply_time() * 2**doublings
 
     def _reply_time(self) -> float:
         """PROBE_T, or twice the smoothed RTT on a path slower than that."""
