@@ -17,8 +17,10 @@ from wwanlab.tunnel.seal import (
     TAG_LEN,
     Association,
     Keys,
+    Opener,
     Rejected,
     ReplayWindow,
+    Sealer,
     client_pair,
     new_key_file,
     read_key_file,
@@ -29,7 +31,7 @@ PSK = bytes(range(32))
 A = Association(1_765_000_000, 7)
 
 
-def pair(association: Association = A) -> tuple:
+def pair(association: Association = A) -> tuple[tuple[Sealer, Opener], tuple[Sealer, Opener]]:
     keys = Keys.from_psk(PSK)
     return client_pair(keys, association), server_pair(keys, association)
 
