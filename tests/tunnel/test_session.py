@@ -5,7 +5,7 @@ import random
 
 from wwanlab.core.pair import SERVER_ADDR, Pair
 from wwanlab.tunnel.frames import Refusal
-from wwanlab.tunnel.seal import Keys
+from wwanlab.tunnel.seal import Association, Keys
 from wwanlab.tunnel.session import (
     OpenRequested,
     StreamClosed,
@@ -123,3 +123,10 @@ def test_replayed_and_stale_associations_are_refused() -> None:
     )
     server.receive_datagram(d1, ("192.0.2.9", 4000), 6.0)  # the older association: never again
     assert server.rejected["association"] == 2
+    same_second = TunnelClient(SERVER_ADDR, KEYS, random.Random(4), WALL + 5)
+    same_second.open_stream("example.org", 80, 0.0)
+    (d3, _), *_ = same_second.datagrams_to_send(0.0)
+    server.receive_datagram(d3, ("192.0.2.9", 4002), 5.5)  # another restart in that second
+    server.receive_datagram(d2, ("192.0.2.9", 4001), 5.6)  # the one before it, replayed
+    assert server.rejected["association"] == 3
+    assert server.associations[KEYS.key_id] == Association.of(d3)

@@ -19,7 +19,7 @@ holds the stream OPEN at once; the side that sent it holds it OPENING::
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from wwanlab.core.address import Address
@@ -41,6 +41,7 @@ from wwanlab.tunnel.seal import (
     server_pair,
 )
 
+SEEN_ASSOCIATIONS = 64  # ours: a key's past associations remembered (restarts per MAX_SKEW)
 MAX_STREAMS = 256  # ours: open streams per client (a browser opens tens at most)
 CHANNEL_CONFIG = UdpGprsConfig(max_datagram=MAX_DATAGRAM - HEADER_LEN - TAG_LEN)
 
@@ -261,8 +262,10 @@ class TunnelServer:
     ``send``, ``close`` and ``reset``.
 
     A datagram creates state only once it authenticates under a known key. Each key has
-    one association at a time; a newer one that is timely (``seal.Association``) replaces
-    it, so a restarted client is served at once and a recorded old one never again.
+    one association at a time; one that is timely (``seal.Association``), not older than
+    the current one and not among the key's last ``SEEN_ASSOCIATIONS`` replaces it, so a
+    restarted client is served at once (even within the same second) and a recorded old
+    run never again.
     ``wall_offset`` turns the ``now`` given in (any monotonic clock) into Unix time.
     """
 
@@ -271,6 +274,7 @@ class TunnelServer:
         self.wall_offset = wall_offset
         self.clients: dict[bytes, Streams] = {}
         self.associations: dict[bytes, Association] = {}
+        self.seen: dict[bytes, deque[Association]] = {}
         self.rejected: Counter[str] = Counter()
         self._events: list[Event] = []
 
@@ -303,9 +307,9 @@ class TunnelServer:
     ) -> Streams | None:
         """A new association's channel, if it is newer, timely and authentic."""
         current = self.associations.get(keys.key_id)
-        if (current is not None and association <= current) or not association.timely(
-            now + self.wall_offset
-        ):
+        seen = self.seen.setdefault(keys.key_id, deque(maxlen=SEEN_ASSOCIATIONS))
+        stale = current is not None and association.started < current.started
+        if stale or association in seen or not association.timely(now + self.wall_offset):
             self.rejected["association"] += 1
             return None
         sealer, opener = server_pair(keys, association)
@@ -321,6 +325,7 @@ class TunnelServer:
         )
         self.clients[keys.key_id] = streams
         self.associations[keys.key_id] = association
+        seen.append(association)
         return streams
 
     def accept(self, client: bytes, stream: int, now: float) -> None:
