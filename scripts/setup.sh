@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEBIAN_PACKAGES=(tshark kannel kannel-extras libwbxml2-utils nftables iproute2 kcptun)
+DEBIAN_PACKAGES=(tshark kannel kannel-extras libwbxml2-utils nftables iproute2 kcptun chromium microsocks)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do

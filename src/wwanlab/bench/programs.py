@@ -8,7 +8,8 @@ last lines are kept for the error message when the program dies or never gets re
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
 
 READY_TIMEOUT = 10.0  # s for a helper to start listening
 KEEP_LINES = 20
@@ -18,14 +19,27 @@ class ProgramFailed(RuntimeError):
     """A helper exited or never printed its ready line."""
 
 
+Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
+"""Starts ``argv`` (a list) with keyword arguments as ``create_subprocess_exec``'s:
+``spawn`` below, or ``EmulatedLink.spawn`` to start it inside an emulated link."""
+
+
+def spawn(argv: Sequence[str], **kwargs: Any) -> Awaitable[asyncio.subprocess.Process]:
+    """``asyncio.create_subprocess_exec`` taking ``argv`` as one list."""
+    return asyncio.create_subprocess_exec(*argv, **kwargs)
+
+
 @contextlib.asynccontextmanager
 async def running(
     argv: Sequence[str],
     ready: str,
+    *,
+    spawner: Spawner = spawn,
 ) -> AsyncIterator[str]:
-    """Run ``argv``; yields its ready line; terminates the program on exit."""
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
+    """Run ``argv`` (with ``spawner``: inside an emulated link, say); yields its ready
+    line; terminates the program on exit."""
+    proc = await spawner(
+        argv,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,

@@ -65,6 +65,7 @@ COMMAND_MODULES: list[str] = [
     "pep",
     "bench",
     "web",
+    "tunnel",
 ]
 """Modules under ``wwanlab.cli`` that add commands; each adds its own line here."""
 

@@ -1,7 +1,9 @@
 """``wwanlab bench transports``: every transport across one emulated link;
-``wwanlab bench report``: the report's links side by side and the transports page."""
+``wwanlab bench report``: the report's links side by side and the transports page;
+``wwanlab bench pages``: a real browser's page loads, direct, kcptun and tunnel."""
 
 import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -9,6 +11,8 @@ from typing import Annotated
 import typer
 
 from wwanlab.bench import registry
+from wwanlab.bench.pages import CASES, FULL, QUICK, PagesConfig, run_pages
+from wwanlab.bench.pages_page import pages_page, summary
 from wwanlab.bench.run import DEFAULT_SIZES, BenchConfig
 from wwanlab.bench.suite import QUICK_SIZES, REPORT_LINKS, bench_link, bench_report, store
 from wwanlab.cli.common import (
@@ -22,6 +26,7 @@ from wwanlab.core.errors import UsageError
 from wwanlab.core.progress import Advance, track
 from wwanlab.experiments.store import DEFAULT_DB
 from wwanlab.link.presets import get_preset
+from wwanlab.report.html import write_index
 
 DEFAULT_SIZES_TEXT = ",".join(map(str, DEFAULT_SIZES))
 
@@ -185,3 +190,58 @@ def register(app: typer.Typer) -> None:
             print_json({"page": str(page), "links": [r.result().label for r in runs]})
             return
         print(f"wrote {page}")
+
+    @bench.command()
+    def pages(
+        out: Annotated[Path, typer.Option("--out", help="Report folder.")] = Path(
+            "results/report"
+        ),
+        quick: Annotated[
+            bool,
+            typer.Option(
+                "--quick",
+                help=f"Links {', '.join(QUICK.links)}, page {', '.join(QUICK.pages)}, "
+                f"{QUICK.reps} runs.",
+            ),
+        ] = False,
+        links: Annotated[
+            str | None, typer.Option("--links", help="Comma-separated link presets.")
+        ] = None,
+        page_names: Annotated[
+            str | None, typer.Option("--pages", help="Comma-separated page models or HAR files.")
+        ] = None,
+        cases: Annotated[
+            str, typer.Option("--cases", help="Comma-separated: direct, kcptun, tunnel.")
+        ] = ",".join(CASES),
+        reps: Annotated[int | None, typer.Option("--reps", help="Runs of each case.")] = None,
+        seed: SeedOption = 0,
+        json: JsonOption = False,
+    ) -> None:
+        """Load paper 003's page models in headless Chromium over emulated links,
+        direct, through kcptun and through wwanlab tunnel; writes the bench-pages page."""
+        base = QUICK if quick else FULL
+        config = PagesConfig(
+            tuple(links.split(",")) if links else base.links,
+            tuple(page_names.split(",")) if page_names else base.pages,
+            tuple(cases.split(",")),
+            base.reps if reps is None else reps,
+            seed,
+        )
+        check_before_work(out=out)
+        started = time.time()
+        rows = run_pages(config)
+        page = pages_page(rows, out, mode="quick" if quick else "full", started=started)
+        index = write_index(out, [page])
+        table = summary(rows)
+        if json:
+            print_json({"page": str(out / page.filename), "index": str(index), "runs": table})
+            return
+        print(
+            f"{'link':<16}{'page':<8}{'case':<8}{'visit':<9}{'runs':>5}{'PLT s':>9}{'octets':>9}"
+        )
+        for r in table:
+            print(
+                f"{r['link']:<16}{r['page']:<8}{r['case']:<8}{r['visit']:<9}{r['runs']:>5}"
+                f"{r['plt_s']:>9.2f}{r['link_octets']:>9}"
+            )
+        print(f"wrote {out / page.filename}")

@@ -1,0 +1,102 @@
+"""``wwanlab tunnel keygen|server|client``: paper 003's dual proxy as a tunnel over a
+slow link (docs/tunnel.md): the client's SOCKS5 and HTTP proxies on the mobile side,
+the server near the Internet, one sealed UDP-GPRS channel between them."""
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from wwanlab.aio.tunnel import TunnelClientProxy, TunnelServerProxy
+from wwanlab.cli.gateway import parse_address
+from wwanlab.core.errors import UsageError
+from wwanlab.tunnel.policy import parse_networks
+from wwanlab.tunnel.seal import Keys, new_key_file, read_key_file
+
+KeyOption = Annotated[Path, typer.Option("--key", help="Pre-shared key file (tunnel keygen).")]
+
+
+async def _until_signalled() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+def register(app: typer.Typer) -> None:
+    tunnel = typer.Typer(help="A tunnel for slow, lossy links (paper 003).", no_args_is_help=True)
+    app.add_typer(tunnel, name="tunnel")
+
+    @tunnel.command("keygen")
+    def keygen(path: Annotated[Path, typer.Argument(help="Key file to create.")]) -> None:
+        """Write a new random pre-shared key (mode 0600); copy it to both ends."""
+        try:
+            new_key_file(path)
+        except FileExistsError:
+            raise UsageError(f"{path} exists: a key is never overwritten") from None
+        except OSError as e:
+            raise UsageError(f"cannot write {path}: {e.strerror}") from None
+        print(f"key written to {path}", file=sys.stderr)
+
+    @tunnel.command("server")
+    def server(
+        key: Annotated[
+            list[Path], typer.Option("--key", help="A client's key file (repeat for more).")
+        ],
+        listen: Annotated[str, typer.Option(help="ADDR:PORT of the UDP socket.")] = "0.0.0.0:7447",
+        allow: Annotated[
+            list[str] | None,
+            typer.Option(help="A network the policy lets clients reach (private ones are not)."),
+        ] = None,
+    ) -> None:
+        """Serve tunnel clients: connect where they ask, within the destination policy."""
+        local = parse_address("--listen", listen)
+        keys = [Keys.from_psk(read_key_file(p)) for p in key]
+        proxy = TunnelServerProxy(keys, parse_networks(allow or []))
+
+        async def main() -> None:
+            bound = await proxy.start(local)
+            print(f"tunnel server on udp {bound[0]}:{bound[1]}, {len(keys)} keys", file=sys.stderr)
+            await _until_signalled()
+            proxy.close()
+            print(f"refused datagrams: {dict(proxy.endpoint.rejected)}", file=sys.stderr)
+
+        try:
+            asyncio.run(main())
+        except OSError as e:
+            raise UsageError(f"cannot listen on {listen}: {e.strerror or e}") from None
+
+    @tunnel.command("client")
+    def client(
+        server: Annotated[str, typer.Option(help="The tunnel server's HOST:PORT.")],
+        key: KeyOption,
+        socks: Annotated[str, typer.Option(help="ADDR:PORT of the SOCKS5 proxy.")] = (
+            "127.0.0.1:1080"
+        ),
+        http: Annotated[str, typer.Option(help="ADDR:PORT of the HTTP proxy.")] = (
+            "127.0.0.1:8118"
+        ),
+    ) -> None:
+        """Offer SOCKS5 and HTTP proxies here, carried to the server over one channel."""
+        peer = parse_address("--server", server)
+        if peer[1] == 0:
+            raise UsageError(f"--server {server!r} needs a port")
+        socks_at, http_at = parse_address("--socks", socks), parse_address("--http", http)
+        proxy = TunnelClientProxy(peer, Keys.from_psk(read_key_file(key)))
+
+        async def main() -> None:
+            bound = await proxy.start(socks_at, http_at)
+            for name, at in zip(("socks5", "http"), bound, strict=True):
+                if at is not None:
+                    print(f"{name} proxy on {at[0]}:{at[1]}", file=sys.stderr)
+            await _until_signalled()
+            await proxy.close()
+
+        try:
+            asyncio.run(main())
+        except OSError as e:
+            raise UsageError(f"cannot listen on {socks} / {http}: {e.strerror or e}") from None

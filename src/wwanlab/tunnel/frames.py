@@ -1,0 +1,117 @@
+"""The tunnel's frames: many TCP streams multiplexed on one reliable message channel.
+
+Each message of the channel (UDP-GPRS, or TCP as the fallback) is one frame. The
+channel already delivers messages whole, once and in order, and the datagrams under it
+are authenticated (``seal``), so a frame needs no checksum; it still never trusts a
+length it reads. Layout (big-endian)::
+
+    type      1 octet   Kind
+    stream    4 octets  chosen by the client, odd numbers from 1
+    OPEN      port (2), then the destination host as UTF-8 (1..MAX_HOST octets): a
+              name (resolved by the server: the client resolves nothing over the air,
+              paper 003 4.2.2's DNS boosting) or an IP literal
+    OPENED    nothing
+    REFUSED   a Refusal code (1), then a UTF-8 explanation
+    DATA      the stream's octets (1..MAX_DATA)
+    CLOSE     nothing: the sender will send no more on this stream (TCP half-close)
+    RESET     nothing: the stream is gone both ways
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from wwanlab.core.errors import WwanlabError
+
+MAX_HOST = 253  # RFC 1035 2.3.4: a domain name's text is at most 253 octets
+MAX_DATA = 16 * 1024  # octets of one DATA frame: small enough to interleave streams
+MAX_STREAM = 2**32 - 1
+
+
+class Kind(IntEnum):
+    OPEN = 1
+    OPENED = 2
+    REFUSED = 3
+    DATA = 4
+    CLOSE = 5
+    RESET = 6
+
+
+class Refusal(IntEnum):
+    """Why the server would not open a stream (shown to the user by the client)."""
+
+    POLICY = 1  # the destination policy forbids the address
+    UNRESOLVED = 2  # the name did not resolve
+    UNREACHABLE = 3  # the connection failed or timed out
+    LIMIT = 4  # the client has its most streams open
+
+
+class FrameError(WwanlabError):
+    """A frame no conforming peer sends; the channel carrying it is closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    kind: Kind
+    stream: int
+    data: bytes = b""  # DATA's octets, REFUSED's explanation
+    host: str = ""  # OPEN only
+    port: int = 0  # OPEN only
+    refusal: Refusal | None = None  # REFUSED only
+
+    def encode(self) -> bytes:
+        if not 0 < self.stream <= MAX_STREAM:
+            raise ValueError(f"stream {self.stream} out of range")
+        head = bytes([self.kind]) + self.stream.to_bytes(4, "big")
+        if self.kind is Kind.OPEN:
+            host = self.host.encode("utf-8")
+            if not 0 < len(host) <= MAX_HOST or not 0 < self.port < 65536:
+                raise ValueError(f"bad destination {self.host!r}:{self.port}")
+            return head + self.port.to_bytes(2, "big") + host
+        if self.kind is Kind.REFUSED:
+            assert self.refusal is not None
+            return head + bytes([self.refusal]) + self.data
+        if self.kind is Kind.DATA and not 0 < len(self.data) <= MAX_DATA:
+            raise ValueError(f"DATA of {len(self.data)} octets")
+        return head + self.data
+
+
+def decode(message: bytes) -> Frame:
+    """The frame in ``message``; ``FrameError`` naming what is wrong otherwise."""
+    if len(message) < 5:
+        raise FrameError(f"frame of {len(message)} octets, shorter than its header")
+    try:
+        kind = Kind(message[0])
+    except ValueError:
+        raise FrameError(f"unknown frame type {message[0]}") from None
+    stream = int.from_bytes(message[1:5], "big")
+    if stream == 0:
+        raise FrameError("stream 0")
+    body = message[5:]
+    if kind is Kind.OPEN:
+        if not 2 < len(body) <= 2 + MAX_HOST:
+            raise FrameError(f"OPEN with a destination of {len(body) - 2} octets")
+        port = int.from_bytes(body[:2], "big")
+        try:
+            host = body[2:].decode("utf-8")
+        except UnicodeDecodeError:
+            raise FrameError("OPEN with a host name that is not UTF-8") from None
+        if port == 0:
+            raise FrameError("OPEN to port 0")
+        return Frame(kind, stream, host=host, port=port)
+    if kind is Kind.REFUSED:
+        if not body:
+            raise FrameError("REFUSED without a code")
+        try:
+            refusal = Refusal(body[0])
+        except ValueError:
+            raise FrameError(f"unknown refusal {body[0]}") from None
+        return Frame(kind, stream, data=body[1:], refusal=refusal)
+    if kind is Kind.DATA:
+        if not 0 < len(body) <= MAX_DATA:
+            raise FrameError(f"DATA of {len(body)} octets")
+        return Frame(kind, stream, data=body)
+    if body:
+        raise FrameError(f"{kind.name} with {len(body)} octets of body")
+    return Frame(kind, stream)

@@ -1,0 +1,132 @@
+"""The tunnel's ends on the pair harness: streams open, carry data both ways and close;
+what does not authenticate creates no state and gets no answer."""
+
+import random
+
+from wwanlab.core.pair import SERVER_ADDR, Pair
+from wwanlab.tunnel.frames import Refusal
+from wwanlab.tunnel.seal import Association, Keys
+from wwanlab.tunnel.session import (
+    OpenRequested,
+    StreamClosed,
+    StreamData,
+    StreamOpened,
+    StreamRefused,
+    TunnelClient,
+    TunnelFailed,
+    TunnelServer,
+)
+
+KEYS = Keys.from_psk(bytes(range(32)))
+WALL = 1_765_000_000.0
+
+
+def tunnel(*, loss: float = 0.0, seed: int = 1) -> Pair:
+    client = TunnelClient(SERVER_ADDR, KEYS, random.Random(seed), WALL)
+    server = TunnelServer([KEYS], wall_offset=WALL)
+    return Pair(client, server, latency=0.3, rate_bps=40_000, loss=loss, rng=random.Random(seed))
+
+
+def serve(pair: Pair, reply: bytes) -> None:
+    """Play the server's driver: accept every OPEN, answer each request with ``reply``."""
+    server = pair.server
+    assert isinstance(server, TunnelServer)
+    for event in pair.server_events:
+        if isinstance(event, OpenRequested):
+            server.accept(event.client, event.stream, pair.now)
+        elif isinstance(event, StreamData):
+            server.send(event.client, event.stream, reply, pair.now)
+            server.close(event.client, event.stream, pair.now)
+    pair.server_events.clear()
+
+
+def test_a_stream_opens_carries_both_ways_and_closes() -> None:
+    pair = tunnel()
+    client = pair.client
+    assert isinstance(client, TunnelClient)
+    stream = client.open_stream("example.org", 80, 0.0)
+    client.send(stream, b"GET / HTTP/1.0\r\n\r\n", 0.0)
+    pair.run(until=1.0)
+    opened = [e for e in pair.server_events if isinstance(e, OpenRequested)]
+    assert opened == [OpenRequested(1, KEYS.key_id, "example.org", 80)]
+    body = bytes(range(256)) * 200  # 51,200 octets: several DATA frames and datagrams
+    serve(pair, body)
+    pair.run(until=5.0)
+    serve(pair, body)
+    pair.run(until=60.0)
+    got = b"".join(e.data for e in pair.client_events if isinstance(e, StreamData))
+    assert StreamOpened(1) in pair.client_events and got == body
+    assert pair.client_events[-1] == StreamClosed(1)
+
+
+def test_lossy_link_still_delivers_every_octet() -> None:
+    pair = tunnel(loss=0.2, seed=4)
+    client = pair.client
+    assert isinstance(client, TunnelClient)
+    stream = client.open_stream("example.org", 80, 0.0)
+    client.send(stream, b"x" * 3000, 0.0)
+    body = bytes(random.Random(9).randbytes(20_000))
+    for until in range(2, 120, 2):
+        serve(pair, body)
+        pair.run(until=until)
+    got = b"".join(e.data for e in pair.client_events if isinstance(e, StreamData))
+    assert got == body
+
+
+def test_refusal_reaches_the_client() -> None:
+    pair = tunnel()
+    client, server = pair.client, pair.server
+    assert isinstance(client, TunnelClient) and isinstance(server, TunnelServer)
+    client.open_stream("intranet.local", 22, 0.0)
+    pair.run(until=1.0)
+    server.refuse(KEYS.key_id, 1, Refusal.POLICY, "10.0.0.5 is not a global address", pair.now)
+    pair.run(until=3.0)
+    assert StreamRefused(1, b"", Refusal.POLICY, "10.0.0.5 is not a global address") in (
+        pair.client_events
+    )
+
+
+def test_forged_and_foreign_datagrams_make_no_state_and_no_reply() -> None:
+    server = TunnelServer([KEYS], wall_offset=WALL)
+    other = TunnelClient(SERVER_ADDR, Keys.from_psk(bytes(32)), random.Random(1), WALL)
+    other.open_stream("example.org", 80, 0.0)
+    for data, _ in other.datagrams_to_send(0.0):
+        server.receive_datagram(data, ("192.0.2.9", 4000), 0.0)
+    for junk in (b"", b"\x01" * 60, bytes(2000)):
+        server.receive_datagram(junk, ("192.0.2.9", 4000), 0.0)
+    assert server.clients == {} and server.datagrams_to_send(0.0) == []
+    assert server.get_timer() is None and server.next_event() is None
+    assert server.rejected == {"key": 2, "length": 2}
+
+
+def test_replayed_and_stale_associations_are_refused() -> None:
+    server = TunnelServer([KEYS], wall_offset=WALL)
+    old = TunnelClient(SERVER_ADDR, KEYS, random.Random(1), WALL - 121)  # beyond MAX_SKEW
+    old.open_stream("example.org", 80, 0.0)
+    (stale, _), *_ = old.datagrams_to_send(0.0)
+    server.receive_datagram(stale, ("192.0.2.9", 4000), 0.0)
+    assert server.clients == {} and server.rejected == {"association": 1}
+    first = TunnelClient(SERVER_ADDR, KEYS, random.Random(2), WALL)
+    first.open_stream("example.org", 80, 0.0)
+    (d1, _), *_ = first.datagrams_to_send(0.0)
+    server.receive_datagram(d1, ("192.0.2.9", 4000), 0.0)
+    server.receive_datagram(d1, ("192.0.2.9", 4000), 0.1)  # the same datagram again
+    assert server.rejected["replay"] == 1
+    assert [type(e) for e in iter(server.next_event, None)] == [OpenRequested]
+    restarted = TunnelClient(SERVER_ADDR, KEYS, random.Random(3), WALL + 5)
+    restarted.open_stream("example.org", 443, 0.0)
+    (d2, _), *_ = restarted.datagrams_to_send(0.0)
+    server.receive_datagram(d2, ("192.0.2.9", 4001), 5.0)
+    events = list(iter(server.next_event, None))
+    assert isinstance(events[0], TunnelFailed) and events[1] == OpenRequested(
+        1, KEYS.key_id, "example.org", 443
+    )
+    server.receive_datagram(d1, ("192.0.2.9", 4000), 6.0)  # the older association: never again
+    assert server.rejected["association"] == 2
+    same_second = TunnelClient(SERVER_ADDR, KEYS, random.Random(4), WALL + 5)
+    same_second.open_stream("example.org", 80, 0.0)
+    (d3, _), *_ = same_second.datagrams_to_send(0.0)
+    server.receive_datagram(d3, ("192.0.2.9", 4002), 5.5)  # another restart in that second
+    server.receive_datagram(d2, ("192.0.2.9", 4001), 5.6)  # the one before it, replayed
+    assert server.rejected["association"] == 3
+    assert server.associations[KEYS.key_id] == Association.of(d3)
