@@ -132,6 +132,7 @@ def register(app: typer.Typer) -> None:
                     "link": result.link,
                     "loss": result.loss,
                     "capacity_bps": result.capacity_bps,
+                    "table": run.experiment,
                     "summary": list(result.summary),
                     "rows": run.rows,
                 }
