@@ -95,6 +95,7 @@ class LinkRun:
             self.config.loss,
             self.config.capacity,
             summarize_bench(self.rows),
+            self.config.loss_before_line,
         )
 
 
