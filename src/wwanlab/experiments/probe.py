@@ -6,13 +6,17 @@ discard port, down (server to phone) and up (phone to server) at once:
 * a **back-to-back train** of ``RATE_PACKET``-octet datagrams, all sent at one instant;
   the receiver's dispersion gives the bottleneck rate in IP bits per second: the
   least-squares slope of arrival time against the number of datagrams the bottleneck
-  served before each one. That number is the sequence number when losses happen after
-  the bottleneck, and the count of earlier arrivals when they happen before it (NISTNet
-  on the serial line's downlink: a dropped datagram never occupies the line). The probe
-  cannot know which, so it fits both lines and keeps the one the arrivals follow more
-  closely (the smaller residual); on a line without jitter the right one fits exactly.
-  Counting by sequence number alone read 8,215 bit/s on serial-9k6's 7,551 bit/s
-  downlink at 10% drop;
+  served before each one. Only what it carried counts: a datagram lost after the
+  bottleneck took its time, one lost before it (NISTNet on the serial line's downlink,
+  the Internet's 1% ahead of paper 002's radio) took none. Each gap in the sequence
+  numbers is read on its own where neighbours' spacings tell one service time from two
+  (``dispersion_rate``); under delay jitter that blurs them (vdeldrop) the whole train
+  follows the count its arrivals fit best, every datagram sent or only those that
+  arrived. Counting every sequence number read 8,215 bit/s on serial-9k6's 7,551 bit/s
+  downlink at 10% drop, and counted gprs-one-user's Internet losses as radio time (up
+  to +1.9% in ``examples/probe-loss.toml``). A radio whose service time varies
+  (paper 002's) gives each train a sample of it, so the train is at least
+  ``RATE_TRAIN_MIN`` datagrams long and the rate carries its standard error;
 * a **paced train** of ``count`` datagrams cycling through ``PACED_SIZES``, spaced far
   enough apart that no queue builds; it gives the loss and the one-way delay.
 
@@ -38,6 +42,7 @@ rate estimate by a few percent at most.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import struct
@@ -88,7 +93,7 @@ packet the GPRS presets' configured rate refers to (their radio service time doe
 depend on size, so their rate in bits per second does)."""
 
 DEFAULT_COUNT = 1000
-RATE_TRAIN_MIN = 100
+RATE_TRAIN_MIN = 1000  # gprs-busy's uniform 0.8-2.0 s service: a 0.8% standard error
 RATE_TRAIN_MAX = 5000
 RATE_TRAIN_SPAN = 40  # the train spans >= 40 x the configured p95 delay
 MIN_GAP = 0.001  # seconds between paced packets on links with no delay at all
@@ -245,6 +250,7 @@ class DirectionResult:
     expected_delay_ms: dict[str, float]
     rate_bps: float | None
     rate_served: str | None  # which count of served datagrams the rate train followed
+    rate_standard_error_bps: float | None
     rate_train: int  # datagrams in the rate train, and how many arrived
     rate_received: int
     sent: int
@@ -268,6 +274,7 @@ class DirectionResult:
         return {
             "rate_bps": _finite(self.rate_bps),
             "rate_served": self.rate_served,
+            "rate_standard_error_bps": self.rate_standard_error_bps,
             "loss": self.loss,
             "loss_standard_error": self.loss_standard_error,
             "delay_ms": _summary(self.delays),
@@ -422,11 +429,13 @@ def _resolve(seconds: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Dispersion:
-    """The rate train's rate, and which count of served datagrams its arrivals followed:
-    ``"sent"`` (losses after the bottleneck) or ``"arrived"`` (losses before it)."""
+    """The rate train's rate, which count of served datagrams its arrivals followed
+    (``"sent"``: losses after the bottleneck, ``"arrived"``: before it, ``"mixed"``: some
+    of each) and the rate's standard error from the spread of its service times."""
 
     rate_bps: float
     served: str
+    standard_error_bps: float = 0.0
 
 
 def _fit(xs: Sequence[int], ys: Sequence[float]) -> tuple[float, float]:
@@ -440,19 +449,76 @@ def _fit(xs: Sequence[int], ys: Sequence[float]) -> tuple[float, float]:
     return slope, rss
 
 
+SAME_SPACING = 1e-9
+"""Relative spread of spacings that is float rounding of equal ones (a fixed-rate line)."""
+
+ONE_SERVICE = (0.5, 1.5)
+"""Spacings of back-to-back arrivals, as multiples of their median, within which one
+service time always falls on a link whose gaps can be read one by one."""
+
+
+def _carried_per_gap(ordered: Sequence[tuple[int, float]]) -> list[int] | None:
+    """The count of datagrams the bottleneck served before each arrival, reading each
+    gap in the sequence numbers on its own: a missing datagram was carried (lost after
+    the bottleneck) when the arrivals around it are a service time further apart than
+    neighbours are. None when one service time cannot be told from two, because delay
+    jitter after the bottleneck spreads neighbours' spacings (vdeldrop)."""
+    spacings = [b[1] - a[1] for a, b in itertools.pairwise(ordered) if b[0] == a[0] + 1]
+    if len(spacings) < 2:
+        return None
+    cuts = statistics.quantiles(spacings, n=10, method="inclusive")
+    median = statistics.median(spacings)
+    low, high = ONE_SERVICE
+    if not (median > 0 and cuts[0] > low * median and cuts[-1] < high * median):
+        return None
+    served = [0]
+    for a, b in itertools.pairwise(ordered):
+        missing = b[0] - a[0] - 1
+        carried = min(max(round((b[1] - a[1]) / median) - 1, 0), missing)
+        served.append(served[-1] + 1 + carried)
+    return served
+
+
 def dispersion_rate(arrivals: Sequence[tuple[int, float]]) -> Dispersion | None:
     """The rate of a back-to-back train from its ``(sequence number, arrival time)``
-    pairs; None with fewer than two arrivals, infinite when they did not spread out."""
-    ordered = sorted(arrivals, key=lambda a: a[1])
+    pairs; None with fewer than two arrivals, infinite when they did not spread out.
+
+    Only what the bottleneck carried counts: a datagram lost before it took none of its
+    time, one lost after it did. Where gaps can be read one by one (``_carried_per_gap``)
+    each is; otherwise the whole train follows one count, the one its arrivals fit best
+    (every datagram sent, or only those that arrived)."""
+    ordered = sorted(arrivals)
     if len(ordered) < 2:
         return None
+    seqs = [seq for seq, _ in ordered]
     times = [t for _, t in ordered]
-    by_seq = _fit([seq for seq, _ in ordered], times)
-    by_rank = _fit(list(range(len(ordered))), times)
-    # Ties (no loss, or a train whose losses change neither fit) count as "sent".
-    slope, served = (by_rank[0], "arrived") if by_rank[1] < by_seq[1] else (by_seq[0], "sent")
+    per_gap = _carried_per_gap(ordered)
+    if per_gap is not None:
+        slope = _fit(per_gap, times)[0]
+        gaps = per_gap[-1] - per_gap[0] - (len(ordered) - 1)  # missing ones carried
+        lost = seqs[-1] - seqs[0] - (len(ordered) - 1)
+        served = "sent" if gaps == lost else "arrived" if gaps == 0 else "mixed"
+    else:
+        by_seq = _fit([seq - seqs[0] for seq in seqs], times)
+        by_rank = _fit(list(range(len(ordered))), times)
+        # Ties (no loss, or losses that change neither fit) count as "sent".
+        slope, served = (by_rank[0], "arrived") if by_rank[1] < by_seq[1] else (by_seq[0], "sent")
     rate = RATE_PACKET * 8 / slope if slope > 0 else math.inf
-    return Dispersion(rate, served)
+    return Dispersion(rate, served, _standard_error(ordered, rate))
+
+
+def _standard_error(ordered: Sequence[tuple[int, float]], rate: float) -> float:
+    """The rate's standard error from the spacings of neighbouring arrivals: a link
+    whose service time varies (paper 002's GPRS radio) gives each train a sample of it.
+    Delay jitter after the bottleneck widens the spacings too, so this errs high."""
+    spacings = [b[1] - a[1] for a, b in itertools.pairwise(ordered) if b[0] == a[0] + 1]
+    mean = sum(spacings) / len(spacings) if spacings else 0.0
+    if len(spacings) < 2 or mean <= 0 or not math.isfinite(rate):
+        return 0.0
+    spread = statistics.stdev(spacings) / mean
+    if spread < SAME_SPACING:
+        return 0.0
+    return rate * spread / math.sqrt(len(spacings))
 
 
 def analyse_probes(
@@ -479,6 +545,7 @@ def analyse_probes(
         expected_delay_ms=link.expected_delay_ms(direction),
         rate_bps=None if dispersion is None else dispersion.rate_bps,
         rate_served=None if dispersion is None else dispersion.served,
+        rate_standard_error_bps=None if dispersion is None else dispersion.standard_error_bps,
         rate_train=rate_train,
         rate_received=len(rate_arrivals),
         sent=len(paced),
@@ -609,6 +676,7 @@ def probe_page(
                     "direction": direction,
                     "rate kbit/s (expected)": _kbps(r.expected_rate_bps),
                     "rate kbit/s (measured)": _kbps(r.rate_bps),
+                    "rate ± kbit/s": _kbps(r.rate_standard_error_bps),
                     "rate: served counted as": r.rate_served or "n/a",
                     "loss (configured)": round(float(r.configured["loss"]), 5),
                     "loss (measured)": round(r.loss, 5),
@@ -644,9 +712,11 @@ def probe_page(
     method = (
         "Each preset is probed in the simulator in both directions at once: a back-to-back "
         f"train of {RATE_PACKET}-octet UDP datagrams gives the rate (IP bits per second, "
-        "the slope of arrival time against the datagrams served before each one, counted "
-        "as those sent when losses follow the bottleneck or those that arrived when they "
-        "precede it, whichever line the arrivals follow) and a paced train of "
+        "the slope of arrival time against the datagrams the bottleneck carried before "
+        "each one: a datagram lost after it counts, one lost before it does not, read gap "
+        "by gap where the spacings allow and else for the whole train; ± its standard "
+        "error, as a radio whose service time varies gives each train a sample of it) "
+        "and a paced train of "
         f"{'/'.join(map(str, PACED_SIZES))}-octet datagrams gives loss and one-way delay. "
         "Delay is shown without its per-octet part (a least-squares line through each "
         "size's median delay), to the microsecond. 'Configured' is what the preset sets; "
