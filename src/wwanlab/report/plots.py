@@ -12,7 +12,7 @@ import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
@@ -88,21 +88,11 @@ LegendPlace = Literal[
     "lower center",
     "center",
 ]
+LEGEND_PLACES: tuple[LegendPlace, ...] = get_args(LegendPlace)
+"""Where a legend may go inside its axes, in the order tried."""
 
 PAD = 0.1
 """Inches of margin around what a saved figure draws (it is cropped to its contents)."""
-
-LEGEND_PLACES: tuple[LegendPlace, ...] = (
-    "upper right",
-    "upper left",
-    "lower right",
-    "lower left",
-    "center right",
-    "center left",
-    "upper center",
-    "lower center",
-    "center",
-)
 
 
 def save(fig: Figure, path: Path | str) -> Path:
@@ -133,11 +123,12 @@ def min_font_points(fig: Figure, renderer: RendererBase) -> float:
 def readable(fig: Figure, renderer: RendererBase) -> None:
     """Enlarge every text of ``fig`` smaller than ``min_font_points``."""
     floor = min_font_points(fig, renderer)
-    for ax in fig.axes:  # the tick labels drawing makes later copy these settings
+    for ax in fig.axes:  # tick labels made while drawing copy the axis' settings
         for axis in (ax.xaxis, ax.yaxis):
-            if any(float(t.label1.get_fontsize()) < floor for t in axis.majorTicks[:1]):
+            major, minor = axis.majorTicks[:1], axis.minorTicks[:1]
+            if major and float(major[0].label1.get_fontsize()) < floor:
                 axis.set_tick_params(which="major", labelsize=floor)
-            if any(float(t.label1.get_fontsize()) < floor for t in axis.minorTicks[:1]):
+            if minor and float(minor[0].label1.get_fontsize()) < floor:
                 axis.set_tick_params(which="minor", labelsize=floor)
     for text in fig.findobj(Text):
         if isinstance(text, Text) and text.get_text() and float(text.get_fontsize()) < floor:
@@ -149,7 +140,8 @@ def readable(fig: Figure, renderer: RendererBase) -> None:
 
 def is_reference(artist: Artist) -> bool:
     """Whether ``artist`` draws the paper's numbers: black (``PAPER_COLOUR``) or the
-    paper's shade, as every figure of the reproductions draws them, or labelled so."""
+    paper's shade, as every figure of the reproductions draws them, or labelled so.
+    Black text counts too: annotations name the paper's lines and must stay legible."""
     if str(artist.get_label()).startswith("paper"):
         return True
     colours: list[Any] = []
