@@ -13,9 +13,9 @@ discard port, down (server to phone) and up (phone to server) at once:
   (``dispersion_rate``); under delay jitter that blurs them (vdeldrop) the whole train
   follows the count its arrivals fit best, every datagram sent or only those that
   arrived. Counting every sequence number read 8,215 bit/s on serial-9k6's 7,551 bit/s
-  downlink at 10% drop, and counted gprs-one-user's Internet losses as radio time (up
-  to +1.9% in ``examples/probe-loss.toml``). A radio whose service time varies
-  (paper 002's) gives each train a sample of it, so the train is at least
+  downlink at 10% drop, and one count for a whole GPRS train, whose losses fall on
+  both sides of the radio, counts the Internet's as radio time. A radio whose service
+  time varies (paper 002's) gives each train a sample of it, so the train is at least
   ``RATE_TRAIN_MIN`` datagrams long and the rate carries its standard error;
 * a **paced train** of ``count`` datagrams cycling through ``PACED_SIZES``, spaced far
   enough apart that no queue builds; it gives the loss and the one-way delay.
@@ -499,8 +499,10 @@ def dispersion_rate(arrivals: Sequence[tuple[int, float]]) -> Dispersion | None:
         lost = seqs[-1] - seqs[0] - (len(ordered) - 1)
         served = "sent" if gaps == lost else "arrived" if gaps == 0 else "mixed"
     else:
-        by_seq = _fit([seq - seqs[0] for seq in seqs], times)
-        by_rank = _fit(list(range(len(ordered))), times)
+        by_time = sorted(ordered, key=lambda a: a[1])  # a link that reorders (Internet)
+        times = [t for _, t in by_time]
+        by_seq = _fit([seq for seq, _ in by_time], times)
+        by_rank = _fit(list(range(len(by_time))), times)
         # Ties (no loss, or losses that change neither fit) count as "sent".
         slope, served = (by_rank[0], "arrived") if by_rank[1] < by_seq[1] else (by_seq[0], "sent")
     rate = RATE_PACKET * 8 / slope if slope > 0 else math.inf
