@@ -116,7 +116,7 @@ def loss_before_line(preset: Preset) -> float:
         loss = getattr(stage, "long_run_loss", None)
         if isinstance(loss, float):
             delivered *= 1 - loss
-    return 1 - delivered
+    return round(1 - delivered, 12)
 
 
 @dataclass(frozen=True)
