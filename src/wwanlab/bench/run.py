@@ -293,6 +293,7 @@ def summarize_bench(rows: Sequence[Row]) -> list[Row]:
             return statistics.median(values) if values else None
 
         goodputs = [r["goodput_bps"] for r in done]
+        ccs = sorted({str(r["congestion_control"]) for r in group if r.get("congestion_control")})
         times = [r["completion_s"] for r in done]
         out.append(
             {
@@ -315,16 +316,7 @@ def summarize_bench(rows: Sequence[Row]) -> list[Row]:
                 "handshake_s": med("handshake_s"),
                 "bytes_up": med("bytes_up", group),
                 "bytes_down": med("bytes_down", group),
-                "congestion_control": ",".join(
-                    sorted(
-                        {
-                            str(r["congestion_control"])
-                            for r in group
-                            if r.get("congestion_control")
-                        }
-                    )
-                )
-                or None,
+                "congestion_control": ",".join(ccs) or None,
             }
         )
     return out
