@@ -81,6 +81,9 @@ def test_the_page_says_whether_c_1_p_bounds_goodput(tmp_path):
     assert "can exceed 100% of C(1-p), up to C" in nistnet.loss_note()
     assert "C(1-p) bounds every transport's long-run goodput" in air.loss_note()
     assert LinkResult("serial-9k6", 0.0, C, summary).loss_note().startswith("No loss")
+    gprs = LinkResult("gprs-busy", 0.03277, 2685.7, summary, loss_before_line=0.01)
+    assert gprs.loss_note().startswith("1.0% of the 3.3% loss is dropped before the line")
+    assert "NISTNet" not in gprs.loss_note() and "NISTNet" in nistnet.loss_note()
     transports_page([nistnet, air], tmp_path, [{"transport": "wtp-paper"}], {}).write(tmp_path)
     html = (tmp_path / "transports.html").read_text()
     assert "can exceed 100% of C(1-p), up to C" in html

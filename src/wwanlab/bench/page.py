@@ -56,11 +56,16 @@ class LinkResult:
                 if math.isclose(self.loss_before_line, self.loss)
                 else f"{self.loss_before_line:.1%}"
             )
+            where = (
+                "NISTNet's place in paper 000's emulator; serial-9k6-air loses its packets "
+                "on the air instead"
+                if self.link == "serial-9k6"
+                else "ahead of the bottleneck"
+            )
             return (
-                f"{part} of the {self.loss:.1%} loss is dropped before the line (NISTNet's "
-                "place in paper 000's emulator): a dropped packet costs no line time, so a "
-                "transport can exceed 100% of C(1-p), up to C. serial-9k6-air loses its "
-                "packets on the air instead."
+                f"{part} of the {self.loss:.1%} loss is dropped before the line ({where}): "
+                "a dropped packet costs no line time, so a transport can exceed 100% of "
+                "C(1-p), up to C."
             )
         return (
             "The loss happens after the line (on the air): a lost packet has used its "
