@@ -16,6 +16,7 @@ from wwanlab.bench.http import (
     read_response,
     set_congestion_control,
 )
+from wwanlab.bench.transports.tcp import AVAILABLE
 
 FILES = {file_path(5000): bytes(range(256)) * 19 + b"x" * 136}
 
@@ -73,3 +74,17 @@ def test_accepted_connections_inherit_the_listeners_congestion_control():
         with accepted:
             name = accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
         assert name.rstrip(b"\0") == b"reno"
+
+
+@pytest.mark.parametrize("cc", ["reno", "cubic", "bbr"])
+def test_the_server_reads_back_what_each_connection_ran(cc):
+    if cc not in AVAILABLE.read_text().split():
+        pytest.skip(f"the kernel does not offer {cc}")
+
+    async def main() -> list[str]:
+        async with FileServer("127.0.0.1", {"/f/10": b"x" * 10}, congestion_control=cc) as s:
+            await http_get("127.0.0.1", s.port, "/f/10")
+            await http_get("127.0.0.1", s.port, "/f/10")
+            return s.congestion_controls
+
+    assert asyncio.run(main()) == [cc, cc]

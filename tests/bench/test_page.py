@@ -71,3 +71,20 @@ def test_no_target_on_other_links(tmp_path, link):
     result = LinkResult(link[0], link[1], C, _summary({"wtp-paper": {4000: 1.0}}))
     page = transports_page([result], tmp_path, [], {})
     assert page.claims == []
+
+
+def test_the_page_says_whether_c_1_p_bounds_goodput(tmp_path):
+    summary = _summary({"wtp-paper": {4000: 1.0}})
+    nistnet = LinkResult("serial-9k6", 0.1, C, summary, loss_before_line=0.1)
+    air = LinkResult("serial-9k6-air", 0.1, C, summary)
+    assert nistnet.loss_note().startswith("All of the 10.0% loss is dropped before the line")
+    assert "can exceed 100% of C(1-p), up to C" in nistnet.loss_note()
+    assert "C(1-p) bounds every transport's long-run goodput" in air.loss_note()
+    assert LinkResult("serial-9k6", 0.0, C, summary).loss_note().startswith("No loss")
+    gprs = LinkResult("gprs-busy", 0.03277, 2685.7, summary, loss_before_line=0.01)
+    assert gprs.loss_note().startswith("1.0% of the 3.3% loss is dropped before the line")
+    assert "NISTNet" not in gprs.loss_note() and "NISTNet" in nistnet.loss_note()
+    transports_page([nistnet, air], tmp_path, [{"transport": "wtp-paper"}], {}).write(tmp_path)
+    html = (tmp_path / "transports.html").read_text()
+    assert "can exceed 100% of C(1-p), up to C" in html
+    assert "C(1-p) bounds every transport&#x27;s long-run goodput" in html

@@ -18,10 +18,12 @@ from wwanlab.bench.run import (
     capacity_bps,
     deciles,
     loopback,
+    loss_before_line,
     run_bench,
     summarize_bench,
 )
 from wwanlab.bench.suite import link_opener
+from wwanlab.bench.transports.tcp import AVAILABLE
 from wwanlab.core.errors import UsageError
 from wwanlab.link.presets import get_preset
 
@@ -113,6 +115,27 @@ def test_capacity_is_the_ip_rate_of_full_mtu_packets():
     assert capacity_bps(get_preset("gprs-one-user")) == pytest.approx(64000)
     # gprs-busy: 1500 octets per mean 1.4 s of radio.
     assert capacity_bps(get_preset("gprs-busy")) == pytest.approx(1500 * 8 / 1.4)
+
+
+def test_each_kernel_tcp_row_names_the_congestion_control_its_connection_ran():
+    offered = AVAILABLE.read_text().split()
+    names = [f"tcp-{cc}" for cc in ("reno", "cubic", "bbr") if cc in offered] + ["wtp-paper"]
+    transports = registry.select(",".join(names))
+    config = BenchConfig(SERIAL, sizes=(4000,), reps=2, emulated=False)
+    rows = asyncio.run(run_bench(loopback, transports, config))
+    ran = {(r["transport"], r["congestion_control"]) for r in rows}
+    expected = {(n, n.removeprefix("tcp-")) for n in names[:-1]} | {("wtp-paper", None)}
+    assert ran == expected
+    summary = {r["transport"]: r["congestion_control"] for r in summarize_bench(rows)}
+    assert summary == dict(expected)
+
+
+def test_loss_before_the_line_is_paper_000s_nistnet_not_the_air():
+    assert loss_before_line(SERIAL.with_loss(0.1)) == pytest.approx(0.1)
+    assert loss_before_line(get_preset("serial-9k6-air").with_loss(0.1)) == 0.0
+    # GPRS downwards: the Internet's 1% comes before the bottleneck, the radio's after.
+    assert loss_before_line(get_preset("gprs-busy")) == pytest.approx(0.01)
+    assert loss_before_line(get_preset("ref-10m-50ms")) == 0.0
 
 
 def test_summary_medians_and_deciles():

@@ -49,9 +49,12 @@ def test_loopback_trial_prints_json_and_stores_rows(tmp_path):
         ("tcp-cubic", 4000, 2, 0),
         ("quic-cubic", 4000, 2, 0),
     ]
+    assert report["table"] == "bench_transports_serial_9k6_10"
     with ResultStore(db) as store:
-        rows = store.read("bench_transports_serial-9k6_10")
+        rows = store.read("bench_transports_serial-9k6_10")  # the old name still reads
+        # The table needs no quoting: the hyphens of the preset's name are gone.
+        assert store.query(f"SELECT count(*) FROM {report['table']}") == [(4,)]
     assert len(rows) == 4 and all(r["complete"] for r in rows)
-    csv = (tmp_path / "csv" / "bench_transports_serial-9k6_10.csv").read_text().splitlines()
+    csv = (tmp_path / "csv" / "bench_transports_serial_9k6_10.csv").read_text().splitlines()
     assert csv[0].startswith("link,loss,transport,family,ours,size,complete,error,")
     assert len(csv) == 5

@@ -48,19 +48,32 @@ def test_all_writes_the_report(
 ) -> None:
     out_dir = tmp_path / "report"
     args = ["probe", "--all", "--out", str(out_dir), "--count", "30", "--json"]
+    # Writing the report imports the reproductions, one of which registers presets of
+    # its own: --all probes those the run started with.
+    names = sorted(PRESETS)
     code, out, err = wwanlab(capsys, monkeypatch, *args)
     assert code == 0, err
     doc = json.loads(out)
-    assert sorted(doc["presets"]) == sorted(PRESETS)
+    assert sorted(doc["presets"]) == names
     assert doc["index"] == str(out_dir / "index.html")
     index = (out_dir / "index.html").read_text()
     assert '<a href="probe.html">' in index
     page = (out_dir / "probe.html").read_text()
     assert "<h2>This run</h2>" in page and "all presets, 30 probes" in page
     assert "5 papers" in index and "reproduced today" in index  # the papers' status
-    for name in PRESETS:
+    for name in names:
         assert (out_dir / "figures" / f"probe-{name}.png").exists()
         assert f'src="figures/probe-{name}.png"' in page
+    # No rate above the line's: only what the line carried is counted. A line of fixed
+    # rate has no standard error and the bound is exact; a radio whose service time
+    # varies gives a train a sample of it, bounded by three standard errors.
+    for name, result in doc["presets"].items():
+        for direction, d in result["directions"].items():
+            rate, expected = d["measured"]["rate_bps"], d["expected"]["rate_bps"]
+            if expected is None:  # unlimited
+                continue
+            se = d["measured"]["rate_standard_error_bps"]
+            assert rate <= expected * (1 + 1e-12) + 3 * se, (name, direction, rate, se)
 
 
 def test_all_refuses_a_link(

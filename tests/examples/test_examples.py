@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import wwanlab
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SCRIPTS = sorted(EXAMPLES.glob("*.py"))
 RECORD = os.environ.get("WWANLAB_RECORD_EXAMPLES") == "1"
@@ -38,8 +40,15 @@ def test_there_are_examples_and_each_has_a_recorded_output() -> None:
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_example_prints_its_recorded_output(script: Path, tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(wwanlab.__file__).resolve().parents[1])  # the code tested
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""

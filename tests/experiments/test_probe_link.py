@@ -15,6 +15,7 @@ Tolerances, with 1000 paced probes per direction:
 
 import json
 import math
+import statistics
 import subprocess
 
 import pytest
@@ -177,12 +178,12 @@ def test_rate_under_loss_before_and_after_the_line_is_the_line_rate() -> None:
     # serial-9k6 at 10% drop: NISTNet drops downlink packets before the line (they never
     # occupy it) and uplink packets after it. Counting every sequence number as served
     # read 8215 bit/s downlink; the line carries 9600/10 octets/s, of which 470 of 478
-    # are IP octets.
+    # are IP octets, and neighbours that both arrived are one service time apart.
     line = 9600 / 10 * 8 * RATE_PACKET / (RATE_PACKET + 8)
     result = probe(LinkUnderTest(get_preset("serial-9k6"), loss=0.10), seed=1, count=100)
     down, up = result.directions["down"], result.directions["up"]
     assert down.rate_received < down.rate_train and up.rate_received < up.rate_train
-    assert down.rate_served == "arrived" and up.rate_served == "sent"
+    assert down.rate_served == up.rate_served == "neighbours"
     assert down.rate_bps == pytest.approx(line, rel=1e-12)
     assert up.rate_bps == pytest.approx(line, rel=1e-12)
 
@@ -202,6 +203,31 @@ def test_dispersion_rate_chooses_the_count_the_arrivals_follow() -> None:
     assert dispersion_rate([(0, 1.0)]) is None
     same = dispersion_rate([(0, 1.0), (1, 1.0)])
     assert same is not None and same.rate_bps == math.inf
+
+
+def test_dispersion_rate_counts_only_what_the_line_carried_with_losses_on_both_sides() -> None:
+    per_packet = RATE_PACKET * 8 / 1000  # a 1000 bit/s line
+    # 12 datagrams: seq 3 dropped before the line (no line time), seq 8 after it (one).
+    carried = [s for s in range(12) if s != 3]
+    arrivals = [(s, 1.0 + i * per_packet) for i, s in enumerate(carried) if s != 8]
+    fit = dispersion_rate(arrivals)
+    assert fit is not None and fit.served == "neighbours"
+    # One count for the whole train read 1115 bit/s (every sequence number) or 887 (only
+    # the arrivals), the first fitting better; neighbours' spacings are the line's.
+    assert fit.rate_bps == pytest.approx(1000, rel=1e-12)
+    assert fit.standard_error_bps == 0.0  # a line of fixed rate: every spacing the same
+
+
+def test_dispersion_rate_has_the_standard_error_of_a_varying_service_time() -> None:
+    # Service times alternating 0.8 and 1.2 s: mean 1 s, standard deviation 0.2 s.
+    times = [0.0]
+    for i in range(200):
+        times.append(times[-1] + (0.8 if i % 2 else 1.2))
+    fit = dispersion_rate(list(enumerate(times)))
+    assert fit is not None and fit.served == "neighbours"
+    assert fit.rate_bps == pytest.approx(RATE_PACKET * 8, rel=0.01)
+    se = RATE_PACKET * 8 * statistics.stdev([0.8, 1.2] * 100) / math.sqrt(200)
+    assert fit.standard_error_bps == pytest.approx(se, rel=0.01)
 
 
 def test_jittery_link_gives_no_negative_delay() -> None:

@@ -62,6 +62,19 @@ def test_csv_export(tmp_path: Path) -> None:
 def test_table_names_are_identifiers() -> None:
     assert table_name("probe gprs/1") == "probe_gprs_1"
     assert table_name("3g") == "t_3g"
+    assert table_name("bench-serial-9k6") == "bench_serial_9k6"
+    assert table_name("select") == "t_select" and table_name("Cross") == "t_Cross"
+    assert table_name("duration") == "duration"  # an unreserved keyword is a fine name
+
+
+@pytest.mark.parametrize("experiment", ["bench-serial-9k6", "probe gprs/1", "3g", "order", "by"])
+def test_tables_are_queried_unquoted_and_read_by_the_experiment_name(
+    tmp_path: Path, experiment: str
+) -> None:
+    with ResultStore(tmp_path / "q.duckdb") as store:
+        table = store.write(experiment, [{"x": 1}, {"x": 2}])
+        assert store.query(f"SELECT sum(x) FROM {table}") == [(3,)]
+        assert store.read(experiment) == [{"x": 1}, {"x": 2}]
 
 
 def test_mixed_types_rejected(tmp_path: Path) -> None:

@@ -66,6 +66,16 @@ def set_congestion_control(sock: socket.socket, name: str) -> None:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, name.encode())
 
 
+TCP_CA_NAME_MAX = 16  # linux/tcp.h: the longest congestion control name, NUL included
+
+
+def congestion_control(sock: Any) -> str:
+    """The congestion control the kernel runs on this TCP socket (``TCP_CONGESTION``
+    read back), so a row says what ran rather than what was asked for."""
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, TCP_CA_NAME_MAX)
+    return bytes(raw).split(b"\0", 1)[0].decode("ascii")
+
+
 class FileServer:
     """Serves ``files`` (path -> body) over HTTP/1.1 on ``host``; ``port`` after start."""
 
@@ -77,6 +87,8 @@ class FileServer:
         self.congestion_control = congestion_control
         self.port = 0
         self.served = 0
+        self.congestion_controls: list[str] = []
+        """Each accepted connection's congestion control, read from its socket."""
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> "FileServer":
@@ -100,6 +112,9 @@ class FileServer:
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             writer.close()
             return
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            self.congestion_controls.append(congestion_control(sock))
         request = head.split(b"\r\n", 1)[0].split(b" ")
         body = self.files.get(request[1].decode("latin-1")) if len(request) == 3 else None
         if request[0] != b"GET" or body is None:

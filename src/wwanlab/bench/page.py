@@ -40,10 +40,39 @@ class LinkResult:
     loss: float
     capacity_bps: float
     summary: Sequence[Row]
+    loss_before_line: float = 0.0  # the part of p dropped before the line
 
     @property
     def label(self) -> str:
         return f"{self.link} at {self.loss:.0%} loss"
+
+    def loss_note(self) -> str:
+        """Whether C(1-p) bounds goodput here, which depends on where p happens."""
+        if self.loss <= 0:
+            return "No loss: C bounds every transport."
+        if self.loss_before_line > 0:
+            part = (
+                "All"
+                if math.isclose(self.loss_before_line, self.loss)
+                else f"{self.loss_before_line:.1%}"
+            )
+            where = (
+                "NISTNet's place in paper 000's emulator; serial-9k6-air loses its packets "
+                "on the air instead"
+                if self.link == "serial-9k6"
+                else "ahead of the bottleneck"
+            )
+            return (
+                f"{part} of the {self.loss:.1%} loss is dropped before the line ({where}): "
+                "a dropped packet costs no line time, so a transport can exceed 100% of "
+                "C(1-p), up to C."
+            )
+        return (
+            "The loss happens after the line (on the air): a lost packet has used its "
+            "line time, so C(1-p) bounds every transport's long-run goodput without FEC; "
+            "a short transfer that happens to lose fewer than p of its packets can still "
+            "exceed it."
+        )
 
 
 @dataclass(frozen=True)
@@ -121,10 +150,12 @@ def link_section(result: LinkResult, out: Path) -> Section:
     columns = [
         "transport", "size", "runs", "failed", "goodput_bps", "goodput_p10", "goodput_p90",
         "pct_c", "pct_c_loss", "completion_s", "handshake_s", "bytes_up", "bytes_down",
+        "congestion_control",
     ]  # fmt: skip
     return Section(
         result.label,
         [
+            Text(result.loss_note()),
             Figure(figure, f"{result.label}: median goodput by file size (kbit/s)"),
             Table.from_rows(result.summary, columns, "medians; p10-p90 over the repetitions"),
         ],
@@ -145,7 +176,10 @@ def transports_page(
         "runs from the client's start (before any handshake) to the file's last octet; "
         "goodput is file bits over that time. C is the link's downward IP rate for "
         "full-MTU packets, p its long-run loss; bytes are the emulator's counts of what "
-        "entered the link in each direction (medians)."
+        "entered the link in each direction (medians). A kernel TCP row's congestion "
+        "control is read back from the server's socket (TCP_CONGESTION); two of them can "
+        "still agree to the octet when the file fits in the initial window (10 segments, "
+        "RFC 6928) and the link, seeded alike for every transport, loses the same packets."
     )
     sections = [
         Section("How", [method, Table.from_rows(transports), Params(params, "Bench")]),

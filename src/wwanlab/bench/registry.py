@@ -34,6 +34,9 @@ class ServeContext:
     host: str  # the host's address as the inner side reaches it (listen here)
     files: Mapping[str, bytes]  # path -> body
     preset: Preset  # the link, for transports whose timers depend on the bearer
+    observed: dict[str, Any] = field(default_factory=dict)
+    """What the server side saw of the transfer, for its row (kernel TCP: the congestion
+    control its connection ran), filled in by the time ``serve`` exits."""
 
 
 Serve = Callable[[ServeContext], AbstractAsyncContextManager[Params]]

@@ -32,6 +32,7 @@ from wwanlab.core.errors import UsageError
 from wwanlab.core.rng import derive_seed
 from wwanlab.experiments.scenario import Row
 from wwanlab.experiments.transfers import file_bytes
+from wwanlab.link.base import Stage
 from wwanlab.link.presets import Preset
 from wwanlab.link.rate import Rate, ServiceTime, TraceRate
 
@@ -76,20 +77,46 @@ async def loopback(seed: int) -> AsyncIterator[BenchLink]:
     yield LoopbackLink()
 
 
-def capacity_bps(preset: Preset) -> float:
-    """C: the downward IP rate in bit/s for full-MTU packets, at the slowest stage: a
+def _line_rates(preset: Preset, stages: Sequence[Stage]) -> dict[int, float]:
+    """The IP rate in bit/s for full-MTU packets of each rate stage, by its index: a
     ``Rate`` charges serialization plus framing, a ``ServiceTime`` (the GPRS radio of
-    paper 002) one mean service time whatever the size. NaN for a trace link."""
-    rates = []
-    for stage in preset.build("down").stages:
+    paper 002) one mean service time whatever the size, a trace NaN."""
+    rates = {}
+    for i, stage in enumerate(stages):
         if isinstance(stage, Rate):
             octets = stage.bps / stage.bits_per_byte
-            rates.append(octets * preset.mtu / (preset.mtu + stage.overhead_bytes) * 8)
+            rates[i] = octets * preset.mtu / (preset.mtu + stage.overhead_bytes) * 8
         elif isinstance(stage, ServiceTime):
-            rates.append(preset.mtu * 8 / stage.service.mean)
+            rates[i] = preset.mtu * 8 / stage.service.mean
         elif isinstance(stage, TraceRate):
-            return math.nan
+            rates[i] = math.nan
+    return rates
+
+
+def capacity_bps(preset: Preset) -> float:
+    """C: the downward IP rate in bit/s for full-MTU packets at the slowest stage (the
+    line); NaN for a trace link."""
+    rates = _line_rates(preset, preset.build("down").stages).values()
+    if any(math.isnan(r) for r in rates):
+        return math.nan
     return min(rates, default=math.nan)
+
+
+def loss_before_line(preset: Preset) -> float:
+    """The part of the downward loss p that happens before the line (the slowest stage),
+    as NISTNet dropped on paper 000's serial-9k6: such a packet costs no line time, so
+    goodput may exceed C(1-p), up to C. Loss after it (on the air) costs line time."""
+    stages = preset.build("down").stages
+    rates = {i: r for i, r in _line_rates(preset, stages).items() if not math.isnan(r)}
+    if not rates:
+        return 0.0
+    line = min(rates, key=lambda i: rates[i])
+    delivered = 1.0
+    for stage in stages[:line]:
+        loss = getattr(stage, "long_run_loss", None)
+        if isinstance(loss, float):
+            delivered *= 1 - loss
+    return round(1 - delivered, 12)
 
 
 @dataclass(frozen=True)
@@ -114,6 +141,10 @@ class BenchConfig:
     @property
     def capacity(self) -> float:
         return capacity_bps(self.preset)
+
+    @property
+    def loss_before_line(self) -> float:
+        return loss_before_line(self.preset)
 
 
 Progress = Callable[[str], None]
@@ -189,7 +220,8 @@ async def _transfer(
     after = link.counters()
     if fetched is not None and (fetched.sha256 != digests[path] or fetched.size != size):
         error, fetched = f"wrong body ({fetched.size} octets, sha256 {fetched.sha256[:12]})", None
-    return _row(transport, size, fetched, error, before, after, config)
+    row = _row(transport, size, fetched, error, before, after, config)
+    return {**row, "congestion_control": ctx.observed.get("congestion_control") or None}
 
 
 def _failure(transport: Transport, out: bytes, err: bytes, status: int | None) -> str:
@@ -261,6 +293,7 @@ def summarize_bench(rows: Sequence[Row]) -> list[Row]:
             return statistics.median(values) if values else None
 
         goodputs = [r["goodput_bps"] for r in done]
+        ccs = sorted({str(r["congestion_control"]) for r in group if r.get("congestion_control")})
         times = [r["completion_s"] for r in done]
         out.append(
             {
@@ -283,6 +316,7 @@ def summarize_bench(rows: Sequence[Row]) -> list[Row]:
                 "handshake_s": med("handshake_s"),
                 "bytes_up": med("bytes_up", group),
                 "bytes_down": med("bytes_down", group),
+                "congestion_control": ",".join(ccs) or None,
             }
         )
     return out

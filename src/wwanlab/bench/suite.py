@@ -26,7 +26,7 @@ from wwanlab.bench.run import (
 )
 from wwanlab.emu.link import EmulatedLink
 from wwanlab.experiments.scenario import Row
-from wwanlab.experiments.store import ResultStore
+from wwanlab.experiments.store import ResultStore, table_name
 from wwanlab.report.html import write_index
 from wwanlab.report.provenance import RunInfo
 
@@ -84,8 +84,10 @@ class LinkRun:
 
     @property
     def experiment(self) -> str:
-        """The results table's name: one per link and loss."""
-        return f"bench_transports_{self.config.preset.name}_{round(self.config.loss * 100)}"
+        """The results table's name, one per link and loss, usable unquoted in SQL."""
+        return table_name(
+            f"bench_transports_{self.config.preset.name}_{round(self.config.loss * 100)}"
+        )
 
     def result(self) -> LinkResult:
         return LinkResult(
@@ -93,6 +95,7 @@ class LinkRun:
             self.config.loss,
             self.config.capacity,
             summarize_bench(self.rows),
+            self.config.loss_before_line,
         )
 
 

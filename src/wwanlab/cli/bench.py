@@ -70,14 +70,15 @@ def _fmt(value: object, scale: float = 1.0, digits: int = 1) -> str:
 def print_table(summary: list[dict[str, object]], title: str) -> None:
     print(title)
     head = (
-        f"{'transport':<11}{'size':>7}{'goodput kbit/s':>16}{'p10-p90':>18}{'%C':>7}"
+        f"{'transport':<11}{'cc':>7}{'size':>7}{'goodput kbit/s':>16}{'p10-p90':>18}{'%C':>7}"
         f"{'%C(1-p)':>9}{'time s':>8}{'hs s':>7}{'up B':>8}{'down B':>9}{'fail':>5}"
     )
     print(head)
     for r in summary:
         spread = f"{_fmt(r['goodput_p10'], 1000, 2)}-{_fmt(r['goodput_p90'], 1000, 2)}"
+        cc = r.get("congestion_control") or "-"  # read from the server's socket
         print(
-            f"{r['transport']!s:<11}{r['size']!s:>7}{_fmt(r['goodput_bps'], 1000, 2):>16}"
+            f"{r['transport']!s:<11}{cc!s:>7}{r['size']!s:>7}{_fmt(r['goodput_bps'], 1000, 2):>16}"
             f"{spread:>18}{_fmt(r['pct_c']):>7}{_fmt(r['pct_c_loss']):>9}"
             f"{_fmt(r['completion_s'], 1, 2):>8}{_fmt(r['handshake_s'], 1, 2):>7}"
             f"{_fmt(r['bytes_up'], 1, 0):>8}{_fmt(r['bytes_down'], 1, 0):>9}{r['failed']!s:>5}"
@@ -137,6 +138,8 @@ def register(app: typer.Typer) -> None:
                     "link": result.link,
                     "loss": result.loss,
                     "capacity_bps": result.capacity_bps,
+                    "loss_before_line": result.loss_before_line,
+                    "table": run.experiment,
                     "summary": list(result.summary),
                     "rows": run.rows,
                 }
@@ -147,6 +150,7 @@ def register(app: typer.Typer) -> None:
             f"{result.label} (C {result.capacity_bps / 1000:.2f} kbit/s; rows in {db} "
             f"table {run.experiment})",
         )
+        print(result.loss_note())
 
     @bench.command()
     def report(

@@ -99,8 +99,9 @@ EXPLANATION = (
     "configured: what the preset sets (line rate, long-run loss, delay); expected: what the "
     "probe should measure given that, i.e. the IP rate of {packet}-octet datagrams net of "
     "framing and start/stop bits, and the delay plus the framing octets' serialization; "
-    "measured: rate from the back-to-back train, loss and delay (without serialization) "
-    "from the paced train."
+    "measured: rate from the back-to-back train (the datagrams the line carried, ± the "
+    "standard error of a train's sample of a varying service time), loss and delay "
+    "(without serialization) from the paced train."
 )
 
 
@@ -120,7 +121,8 @@ def _print(console: Console, result: ProbeResult) -> None:
             "IP rate (bit/s)",
             "",
             _fmt(r.expected_rate_bps) if math.isfinite(r.expected_rate_bps) else "unlimited",
-            _fmt(m["rate_bps"]),
+            _fmt(m["rate_bps"])
+            + (f" ± {m['rate_standard_error_bps']:.2g}" if m["rate_standard_error_bps"] else ""),
         )
         loss = _fmt(float(r.configured["loss"]))
         table.add_row("", "loss", loss, loss, f"{m['loss']:.4g} ± {m['loss_standard_error']:.2g}")

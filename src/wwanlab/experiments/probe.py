@@ -6,13 +6,20 @@ discard port, down (server to phone) and up (phone to server) at once:
 * a **back-to-back train** of ``RATE_PACKET``-octet datagrams, all sent at one instant;
   the receiver's dispersion gives the bottleneck rate in IP bits per second: the
   least-squares slope of arrival time against the number of datagrams the bottleneck
-  served before each one. That number is the sequence number when losses happen after
-  the bottleneck, and the count of earlier arrivals when they happen before it (NISTNet
-  on the serial line's downlink: a dropped datagram never occupies the line). The probe
-  cannot know which, so it fits both lines and keeps the one the arrivals follow more
-  closely (the smaller residual); on a line without jitter the right one fits exactly.
-  Counting by sequence number alone read 8,215 bit/s on serial-9k6's 7,551 bit/s
-  downlink at 10% drop;
+  served before each one. Only what it carried counts: a datagram lost after the
+  bottleneck took its time, one lost before it (NISTNet on the serial line's downlink,
+  the Internet's 1% ahead of paper 002's radio) took none, and a GPRS train has both.
+  So the rate is one datagram per mean spacing of neighbours (sequence numbers n and
+  n + 1, both arrived), the bottleneck's service times, and a gap counts for nothing;
+  only where delay jitter after the bottleneck hides them (vdeldrop) does the whole
+  train follow one count, the one its arrivals fit best, every datagram sent or only
+  those that arrived (``dispersion_rate``). Counting every sequence number read 8,215
+  bit/s on serial-9k6's 7,551 bit/s downlink at 10% drop; one count for a GPRS train
+  at 20% radio loss read gprs-one-user's downlink 0.9% high on average over 20 seeds
+  (19 of them above 37,600 bit/s), the Internet's losses counted as radio time. A
+  radio whose service time varies (paper 002's) gives each train a sample of it, so
+  the train is at least ``RATE_TRAIN_MIN`` datagrams long and the rate carries its
+  standard error;
 * a **paced train** of ``count`` datagrams cycling through ``PACED_SIZES``, spaced far
   enough apart that no queue builds; it gives the loss and the one-way delay.
 
@@ -38,6 +45,7 @@ rate estimate by a few percent at most.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import struct
@@ -89,7 +97,7 @@ packet the GPRS presets' configured rate refers to (their radio service time doe
 depend on size, so their rate in bits per second does)."""
 
 DEFAULT_COUNT = 1000
-RATE_TRAIN_MIN = 100
+RATE_TRAIN_MIN = 1000  # gprs-busy's uniform 0.8-2.0 s service: a 0.8% standard error
 RATE_TRAIN_MAX = 5000
 RATE_TRAIN_SPAN = 40  # the train spans >= 40 x the configured p95 delay
 MIN_GAP = 0.001  # seconds between paced packets on links with no delay at all
@@ -246,6 +254,7 @@ class DirectionResult:
     expected_delay_ms: dict[str, float]
     rate_bps: float | None
     rate_served: str | None  # which count of served datagrams the rate train followed
+    rate_standard_error_bps: float | None
     rate_train: int  # datagrams in the rate train, and how many arrived
     rate_received: int
     sent: int
@@ -269,6 +278,7 @@ class DirectionResult:
         return {
             "rate_bps": _finite(self.rate_bps),
             "rate_served": self.rate_served,
+            "rate_standard_error_bps": self.rate_standard_error_bps,
             "loss": self.loss,
             "loss_standard_error": self.loss_standard_error,
             "delay_ms": _summary(self.delays),
@@ -423,11 +433,14 @@ def _resolve(seconds: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Dispersion:
-    """The rate train's rate, and which count of served datagrams its arrivals followed:
-    ``"sent"`` (losses after the bottleneck) or ``"arrived"`` (losses before it)."""
+    """The rate train's rate, what it counted as served (``"neighbours"``: the spacings
+    of neighbours that both arrived; under jitter, one count for the train: ``"sent"``,
+    losses after the bottleneck, or ``"arrived"``, before it) and the rate's standard
+    error from the spread of its service times."""
 
     rate_bps: float
     served: str
+    standard_error_bps: float = 0.0
 
 
 def _fit(xs: Sequence[int], ys: Sequence[float]) -> tuple[float, float]:
@@ -441,19 +454,71 @@ def _fit(xs: Sequence[int], ys: Sequence[float]) -> tuple[float, float]:
     return slope, rss
 
 
+SAME_SPACING = 1e-9
+"""Relative spread of spacings that is float rounding of equal ones (a fixed-rate line)."""
+
+ONE_SERVICE = (0.5, 1.5)
+"""Spacings of neighbouring arrivals, as multiples of their median, within which every
+one must fall for the spacings to be read as the bottleneck's service times."""
+
+
+def _spacings(ordered: Sequence[tuple[int, float]]) -> list[float]:
+    """Arrival spacings of neighbours in the train, sequence numbers ``n`` and ``n + 1``,
+    both arrived: the bottleneck carried nothing between them."""
+    return [b[1] - a[1] for a, b in itertools.pairwise(ordered) if b[0] == a[0] + 1]
+
+
+def _service_times(spacings: Sequence[float]) -> bool:
+    """Whether neighbours' spacings are the bottleneck's service times rather than delay
+    jitter after it (vdeldrop's 0-50 ms against 4 ms a datagram): none is near zero or
+    near two of them."""
+    if len(spacings) < 2:
+        return False
+    cuts = statistics.quantiles(spacings, n=10, method="inclusive")
+    median = statistics.median(spacings)
+    low, high = ONE_SERVICE
+    return median > 0 and cuts[0] > low * median and cuts[-1] < high * median
+
+
 def dispersion_rate(arrivals: Sequence[tuple[int, float]]) -> Dispersion | None:
     """The rate of a back-to-back train from its ``(sequence number, arrival time)``
-    pairs; None with fewer than two arrivals, infinite when they did not spread out."""
-    ordered = sorted(arrivals, key=lambda a: a[1])
+    pairs; None with fewer than two arrivals, infinite when they did not spread out.
+
+    Only what the bottleneck carried counts. Where neighbours' spacings are its service
+    times, the rate is one datagram per mean spacing, a gap in the sequence numbers
+    counting for nothing: a datagram lost before the bottleneck took none of its time,
+    one lost after it took some, and the probe cannot tell which (GPRS has both). Where
+    delay jitter after the bottleneck hides the service times, the whole train follows
+    one count, the one its arrivals fit best (every datagram sent, or only those that
+    arrived): the gaps' slope against the line's then decides."""
+    ordered = sorted(arrivals)
     if len(ordered) < 2:
         return None
-    times = [t for _, t in ordered]
-    by_seq = _fit([seq for seq, _ in ordered], times)
-    by_rank = _fit(list(range(len(ordered))), times)
-    # Ties (no loss, or a train whose losses change neither fit) count as "sent".
-    slope, served = (by_rank[0], "arrived") if by_rank[1] < by_seq[1] else (by_seq[0], "sent")
+    spacings = _spacings(ordered)
+    if _service_times(spacings):
+        slope, served = sum(spacings) / len(spacings), "neighbours"
+    else:
+        by_time = sorted(ordered, key=lambda a: a[1])  # a link that reorders (Internet)
+        times = [t for _, t in by_time]
+        by_seq = _fit([seq for seq, _ in by_time], times)
+        by_rank = _fit(list(range(len(by_time))), times)
+        # Ties (no loss, or losses that change neither fit) count as "sent".
+        slope, served = (by_rank[0], "arrived") if by_rank[1] < by_seq[1] else (by_seq[0], "sent")
     rate = RATE_PACKET * 8 / slope if slope > 0 else math.inf
-    return Dispersion(rate, served)
+    return Dispersion(rate, served, _standard_error(spacings, rate))
+
+
+def _standard_error(spacings: Sequence[float], rate: float) -> float:
+    """The rate's standard error from the spacings of neighbouring arrivals: a link
+    whose service time varies (paper 002's GPRS radio) gives each train a sample of it.
+    Delay jitter after the bottleneck widens the spacings too, so this errs high."""
+    mean = sum(spacings) / len(spacings) if spacings else 0.0
+    if len(spacings) < 2 or mean <= 0 or not math.isfinite(rate):
+        return 0.0
+    spread = statistics.stdev(spacings) / mean
+    if spread < SAME_SPACING:
+        return 0.0
+    return rate * spread / math.sqrt(len(spacings))
 
 
 def analyse_probes(
@@ -480,6 +545,7 @@ def analyse_probes(
         expected_delay_ms=link.expected_delay_ms(direction),
         rate_bps=None if dispersion is None else dispersion.rate_bps,
         rate_served=None if dispersion is None else dispersion.served,
+        rate_standard_error_bps=None if dispersion is None else dispersion.standard_error_bps,
         rate_train=rate_train,
         rate_received=len(rate_arrivals),
         sent=len(paced),
@@ -616,6 +682,7 @@ def probe_page(
                     "direction": direction,
                     "rate kbit/s (expected)": _kbps(r.expected_rate_bps),
                     "rate kbit/s (measured)": _kbps(r.rate_bps),
+                    "rate ± kbit/s": _kbps(r.rate_standard_error_bps),
                     "rate: served counted as": r.rate_served or "n/a",
                     "loss (configured)": round(float(r.configured["loss"]), 5),
                     "loss (measured)": round(r.loss, 5),
@@ -651,9 +718,12 @@ def probe_page(
     method = (
         "Each preset is probed in the simulator in both directions at once: a back-to-back "
         f"train of {RATE_PACKET}-octet UDP datagrams gives the rate (IP bits per second, "
-        "the slope of arrival time against the datagrams served before each one, counted "
-        "as those sent when losses follow the bottleneck or those that arrived when they "
-        "precede it, whichever line the arrivals follow) and a paced train of "
+        "the slope of arrival time against the datagrams the bottleneck carried before "
+        "each one, i.e. one datagram per mean spacing of neighbours that both arrived, "
+        "or, where delay jitter hides those, every datagram sent or only those that "
+        "arrived, whichever line the arrivals follow; ± its standard error, as a radio "
+        "whose service time varies gives each train a sample of it) "
+        "and a paced train of "
         f"{'/'.join(map(str, PACED_SIZES))}-octet datagrams gives loss and one-way delay. "
         "Delay is shown without its per-octet part (a least-squares line through each "
         "size's median delay), to the microsecond. 'Configured' is what the preset sets; "

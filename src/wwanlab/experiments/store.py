@@ -8,6 +8,7 @@ replaces its table, so a table always holds one consistent execution.
 from __future__ import annotations
 
 import csv
+import functools
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -70,10 +71,24 @@ def _csv_field(value: Any) -> str:
     return repr(value)
 
 
+@functools.cache
+def _keywords() -> frozenset[str]:
+    """DuckDB's keywords that cannot name a table unquoted (its reserved ones and the
+    type or function names such as ``cross``, ``left``, ``by``)."""
+    records = duckdb.execute(
+        "SELECT keyword_name FROM duckdb_keywords() "
+        "WHERE keyword_category IN ('reserved', 'type_function')"
+    ).fetchall()
+    return frozenset(r[0].lower() for r in records)
+
+
 def table_name(experiment: str) -> str:
-    """The table of an experiment: its name with anything but [A-Za-z0-9_] as ``_``."""
+    """The table of an experiment, a name SQL takes unquoted: anything but [A-Za-z0-9_]
+    becomes ``_`` (``bench-serial-9k6`` is read as a subtraction), and a name that starts
+    with a digit or is a keyword gets the prefix ``t_``. ``read`` maps the experiment's
+    own name to it, so old names keep working."""
     name = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in experiment)
-    if not name or name[0].isdigit():
+    if not name or name[0].isdigit() or name.lower() in _keywords():
         name = "t_" + name
     return name
 

@@ -558,6 +558,51 @@ REFERENCE_10M_50MS = Preset(
 )
 
 
+# --- serial-9k6-air: paper 000's line, its loss on the air -------------------------------
+
+
+def _serial_9k6_air(direction: str, loss: float | None) -> Plan:
+    p = 0.0 if loss is None else loss
+    rate = Rate(SERIAL_BPS, PPP_HDLC_OVERHEAD, bits_per_byte=ASYNC_BITS_PER_BYTE)
+    # A frame corrupted on the air has used its line time; its FCS fails at the far end.
+    return Plan(
+        [rate, BernoulliLoss(p)],
+        _configured(
+            rate_bps=SERIAL_BPS,
+            overhead_bytes=PPP_HDLC_OVERHEAD,
+            bits_per_byte=ASYNC_BITS_PER_BYTE,
+            losses=[p],
+            delays=[],
+            ip_bytes_per_s=SERIAL_BPS / ASYNC_BITS_PER_BYTE,
+        ),
+    )
+
+
+SERIAL_9K6_AIR = Preset(
+    name="serial-9k6-air",
+    title="9.6 kbit/s GSM data, frames lost on the air after using the line (not NISTNet)",
+    citation=(
+        f"{PAPER_000} section 3.1 for the line (as serial-9k6); the loss's place from GSM "
+        "05.03 section 3.3 (TCH/F9.6: every frame is sent over the radio whatever "
+        "corrupts it) and RFC 1662 section 3.1 (the FCS is checked at the receiver)"
+    ),
+    mtu=SERIAL_MTU,
+    assumptions=(
+        "serial-9k6's line: 9.6 kbit/s asynchronous (10 bits per octet), PPP in "
+        "HDLC-like framing (8 octets per packet), MTU 1500, no propagation delay, "
+        "unbounded queue",
+        "loss happens on the air, after the line in both directions: a frame hit by radio "
+        "errors was transmitted in full, so it costs line time, and the receiver's FCS "
+        "check discards it. Paper 000's NISTNet dropped before the line going down, so a "
+        "dropped packet cost none; here no transport can beat C(1-p)",
+        "transparent GSM data (no RLP retransmission), errors independent per frame "
+        "(Bernoulli); loss 0 by default, set with with_loss(p) as on serial-9k6",
+    ),
+    loss_knob="frames lost to radio errors after the line, each direction",
+    plan=_serial_9k6_air,
+)
+
+
 # --- registry ------------------------------------------------------------------------------
 
 PRESETS: dict[str, Preset] = {
@@ -596,6 +641,7 @@ PRESETS: dict[str, Preset] = {
         DIALUP_56K,
         VDELDROP,
         REFERENCE_10M_50MS,
+        SERIAL_9K6_AIR,
     )
 }
 """Every preset by name."""

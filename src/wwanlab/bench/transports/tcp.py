@@ -2,6 +2,7 @@
 
 Linux tcp(7) ``TCP_CONGESTION`` is set on the listening socket, which the accepted
 connections inherit; the server sends the file, so its algorithm is the one measured.
+Each row names the algorithm read back from the accepted connection's socket.
 The kernel's loss recovery (SACK, RACK-TLP, F-RTO) is whatever this kernel runs.
 """
 
@@ -21,6 +22,7 @@ def _serve(cc: str) -> Serve:
     async def serve(ctx: ServeContext) -> AsyncIterator[Params]:
         async with FileServer(ctx.host, ctx.files, congestion_control=cc) as server:
             yield {"host": ctx.host, "port": server.port}
+        ctx.observed["congestion_control"] = ",".join(sorted(set(server.congestion_controls)))
 
     return serve
 
