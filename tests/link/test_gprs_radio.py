@@ -76,7 +76,7 @@ def test_tbf_set_up_on_idle_and_release_after_the_hold() -> None:
     )  # set-up, then the frame
     # 0.4 s after the line emptied: the TBF is still held (T3192 0.5 s), no set-up.
     assert radio.process(470, first + 0.4, rng) == pytest.approx(first + 0.4 + FRAME)
-    idle = radio.line_free + 0.5 + 1e-9  # just after the release
+    idle = radio.busy_until + 0.5 + 1e-9  # just after the release
     assert radio.process(470, idle, rng) == pytest.approx(idle + 0.3 + FRAME)
     assert radio.setups == 2
 
@@ -97,7 +97,7 @@ def test_llc_resend_costs_the_ack_wait_and_one_frame_on_the_air() -> None:
     radio = stage(max_retransmissions=2, **kw)
     # First try lost (0.0 < 0.5), the resend arrives (0.99).
     assert radio.process(470, 0.0, Scripted([0.0])) == pytest.approx(FRAME + 1.0 + 0.1 + FRAME)
-    assert radio.line_free == pytest.approx(2 * FRAME)  # the resend took the air
+    assert radio.busy_until == pytest.approx(2 * FRAME)  # the resend took the air
     full = stage(max_retransmissions=2, llc_retry="full-delay", **kw)
     assert full.process(470, 0.0, Scripted([0.0])) == pytest.approx(2 * FRAME + 2.1)
     lost = stage(max_retransmissions=2, **kw)
