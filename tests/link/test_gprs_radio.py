@@ -1,6 +1,7 @@
 """The GPRS radio: exact times for rate, overlapping latency, TBF set-up and release,
 LLC resends and outages, and the presets' switches."""
 
+import math
 import random
 from typing import Any
 
@@ -204,3 +205,17 @@ def test_one_user_radio_carries_a_download_at_its_rate_despite_its_latency() -> 
     last = max(t for t in times if isinstance(t, float))
     assert last == pytest.approx(1000 * FRAME, abs=0.5)  # + set-up (<0.5 s) + latency
     assert last > 1000 * FRAME
+
+
+def test_outages_cover_the_stated_share_of_time() -> None:
+    # Stalls start 60 s (mean, exponential) after the previous one ends and last 5 s:
+    # 5/65 of the time. Probes 1 s apart are held when they arrive in one. Each outage
+    # holds 5 consecutive probes, so the binomial variance is widened 5 times.
+    stall = Outages("stall", 1 / 60, ConstantDelay(5.0))
+    radio = stage(latency=ConstantDelay(0.0), outages=(stall,))
+    rng = random.Random(9)
+    n = 20_000
+    held = sum(radio.process(40, float(t), rng) > t + 0.1 for t in range(n))  # type: ignore[operator]
+    share = 5 / 65
+    se = math.sqrt(5 * share * (1 - share) / n)
+    assert abs(held / n - share) <= 4 * se
