@@ -37,28 +37,28 @@ BULK_LINK = BulkLink(10e6, 0.05, 100, loss=0.01)
 SERIAL_LINK = BulkLink(9600, 0.0, 100, loss=0.05, overhead_bytes=8, bits_per_byte=10)
 
 GOLDEN = {
-    "probe:serial-9k6": "251481b017a8714a567aab83127a92430a2e6ad9df684d1f25e6f30b74ae7122",
-    "probe:gprs-one-user": "b73b7ea6ec0d31ad74ed4a19876e10b52a92fa992685843251da4aed2f398ef9",
-    "probe:gprs-busy": "f68f84e5977cae51752119ce4f15f273444a201c44d04fba96022d4da21b0955",
+    "probe:serial-9k6": "976cfcfe8e8b190eb552e2036130467c1c9efa9548f417efdcb740759ea5ea7f",
+    "probe:gprs-one-user": "b3fd21c370a9a6a1c4c27006d4951a99f3f7f5b94f0d4ccf63b1b0b7a1b13053",
+    "probe:gprs-busy": "6f239032dc81e268f1b624eeba38472960ffb340e5404875b5c4336d91f01237",
     "probe:gprs-one-user-llc-ack": (
-        "e295b05f45ecd7b0230b51f9f41fa15a1225f5c30094b0a9d72bb298ef108e53"
+        "da5a8072da42539a0aee9f68d07d93e236a08773f59d8534e93cdc5c513fbb25"
     ),
-    "probe:gprs-busy-llc-ack": "ad01b4cf319ba6b8a0a20a1c5c640cac15c52f950866f3cf99a5897bc7758ec3",
+    "probe:gprs-busy-llc-ack": "5313decc0ababc56b31c76d4d978d902814db164d4e1e05c1877aa7cc53ccba9",
     "probe:gprs-radio-one-user": (
-        "4ffc6f30ed51592db580eb4fb4787fa523bed69468f1bb09a43c55532baf08fd"
+        "9dfdc0a5ce880af8881cb536397dae6f1fcc76953a5e26ca7fce46375ad1375e"
     ),
-    "probe:gprs-radio-busy": "2430af23b7f3c5b868ce24cd1cfc17b61dc295d252931dc00813ef7165ac1c7c",
+    "probe:gprs-radio-busy": "2a1664cda79562ec8386e8e027782831f0944dc5cb4ec68d86dd104f0cfd1e4f",
     "probe:gprs-radio-one-user-llc-ack": (
-        "7ebe90033357898c21c9ba7b2ed2c9afc840d7f2ec1e711246f00865b729ab99"
+        "f2a4caaf69a7ffa94e5a325eb725a42af055d65efa823c944563af7662a5628a"
     ),
     "probe:gprs-radio-busy-llc-ack": (
-        "c52580cb94688d912befb45455629176de4c6c4447da0b1338d63aaedb842a29"
+        "6726e130a6170521cee757a03424b748abdad5e86119e48e1cd738837cf163a5"
     ),
-    "probe:internet-gprs-2002": "bbcac9412495ce4c607899a2e818c526ce97a24c7bec941605f73d190a7ff54b",
-    "probe:gprs-3plus1": "c4ef01aa0ab71d6ee4328c66917a0f08623e1acbf6b6bfca0962bed0a3fdedfd",
-    "probe:cdma-1x": "bd0e82322595f8ad90979c3a2ccec1f2d470e0b93c996327784e44f37e7cb8c0",
-    "probe:dialup-56k": "efbfdd872a99c6f371263b15dc0dd15912bdfb85eb120c04c39f95220f1c8539",
-    "probe:vdeldrop": "4dc93678739b810a490ca7035a7e7e1b1bebf440159ca04b9260ea2f7beaf992",
+    "probe:internet-gprs-2002": "42d06456c73abf930fccd765c582a5cadf5019ca403d2604460d2c2753df600f",
+    "probe:gprs-3plus1": "9d5c1fd60cd0fdd45d798a54aba44f2220d61e1ea84f635b5435db40211f2971",
+    "probe:cdma-1x": "6d668098bdeee4ad93c8ca9691f1315d4389aedccb954b066edac4d3a9312ea4",
+    "probe:dialup-56k": "2812224222a2d100bd39ed54f59580c8effa772c1e7a922ed9bcf0cb63d3a003",
+    "probe:vdeldrop": "c262bef49c3f6238a8566120283ebbdc97f5bda415578c3dfdffe66e5fc29bea",
     "wap-vs-tcp:wap:4000": "8d9a4aa7223372080633572abe2f8cce4b9ed1811c26b0dbd4fa9b180e9a6368",
     "wap-vs-tcp:http-sack:4000": (
         "ae658c4c0f80294bdac21621ef958b8a0c999322d47cf3c86f34ba2a1546dead"
@@ -70,9 +70,9 @@ GOLDEN = {
     "bulk:sack": "c4d618c7b8888e305e61651e4716a072bfe15aa5113d87a6358413cba55e663e",
     "bulk:newreno": "38009ca66b587e88e1de1f06d63265d7763eb7496099ced9ec418b947784dfe8",
     "bulk:serial-reno": "d84184ec3939c2a462adc98ec2279c897061d9f16f067944ef3d4bf63a7360c5",
-    "gprs-proxies:none": "e3ab68d51720ffb4f2b44fed3454e8771a9b2de323eaa4c85a88f797eadf5c39",
-    "gprs-proxies:snoop": "a456d071599d4f3c7f8c33fccd537148a8b421b8aa8127fd38941eb44e4c341c",
-    "gprs-proxies:split": "63d481b2bb18aeeec096bb9d4a0ba86ca7b8897f6eec101dfbe904a9180f8136",
+    "gprs-proxies:none": "98e47a2c4c0e512878f54cf4facb36fa65e38563d5a4f91fd7450982f7b75ce7",
+    "gprs-proxies:snoop": "2b3f4f70ecbbbe59b8edf3ca6f9d968d42069e02f32ba5f221f114cbf5596ecc",
+    "gprs-proxies:split": "084b800363bc8359d275dca327cf87cd10ac356233563697c6bdcab2cc328784",
 }
 
 

@@ -33,6 +33,7 @@ from wwanlab.core.rng import derive_seed
 from wwanlab.experiments.scenario import Row
 from wwanlab.experiments.transfers import file_bytes
 from wwanlab.link.base import Stage
+from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import Preset
 from wwanlab.link.rate import Rate, ServiceTime, TraceRate
 
@@ -80,7 +81,8 @@ async def loopback(seed: int) -> AsyncIterator[BenchLink]:
 def _line_rates(preset: Preset, stages: Sequence[Stage]) -> dict[int, float]:
     """The IP rate in bit/s for full-MTU packets of each rate stage, by its index: a
     ``Rate`` charges serialization plus framing, a ``ServiceTime`` (the GPRS radio of
-    paper 002) one mean service time whatever the size, a trace NaN."""
+    paper 002's service-time cells) one mean service time whatever the size, a
+    ``GprsRadioStage`` its frame at the radio's rate, a trace NaN."""
     rates = {}
     for i, stage in enumerate(stages):
         if isinstance(stage, Rate):
@@ -88,6 +90,8 @@ def _line_rates(preset: Preset, stages: Sequence[Stage]) -> dict[int, float]:
             rates[i] = octets * preset.mtu / (preset.mtu + stage.overhead_bytes) * 8
         elif isinstance(stage, ServiceTime):
             rates[i] = preset.mtu * 8 / stage.service.mean
+        elif isinstance(stage, GprsRadioStage):
+            rates[i] = preset.mtu * 8 / stage.serialization(preset.mtu)
         elif isinstance(stage, TraceRate):
             rates[i] = math.nan
     return rates
