@@ -37,28 +37,20 @@ BULK_LINK = BulkLink(10e6, 0.05, 100, loss=0.01)
 SERIAL_LINK = BulkLink(9600, 0.0, 100, loss=0.05, overhead_bytes=8, bits_per_byte=10)
 
 GOLDEN = {
-    "probe:serial-9k6": "976cfcfe8e8b190eb552e2036130467c1c9efa9548f417efdcb740759ea5ea7f",
-    "probe:gprs-one-user": "b3fd21c370a9a6a1c4c27006d4951a99f3f7f5b94f0d4ccf63b1b0b7a1b13053",
-    "probe:gprs-busy": "6f239032dc81e268f1b624eeba38472960ffb340e5404875b5c4336d91f01237",
-    "probe:gprs-one-user-llc-ack": (
-        "da5a8072da42539a0aee9f68d07d93e236a08773f59d8534e93cdc5c513fbb25"
-    ),
-    "probe:gprs-busy-llc-ack": "5313decc0ababc56b31c76d4d978d902814db164d4e1e05c1877aa7cc53ccba9",
-    "probe:gprs-radio-one-user": (
-        "9dfdc0a5ce880af8881cb536397dae6f1fcc76953a5e26ca7fce46375ad1375e"
-    ),
-    "probe:gprs-radio-busy": "2a1664cda79562ec8386e8e027782831f0944dc5cb4ec68d86dd104f0cfd1e4f",
-    "probe:gprs-radio-one-user-llc-ack": (
-        "f2a4caaf69a7ffa94e5a325eb725a42af055d65efa823c944563af7662a5628a"
-    ),
-    "probe:gprs-radio-busy-llc-ack": (
-        "6726e130a6170521cee757a03424b748abdad5e86119e48e1cd738837cf163a5"
-    ),
-    "probe:internet-gprs-2002": "42d06456c73abf930fccd765c582a5cadf5019ca403d2604460d2c2753df600f",
-    "probe:gprs-3plus1": "9d5c1fd60cd0fdd45d798a54aba44f2220d61e1ea84f635b5435db40211f2971",
-    "probe:cdma-1x": "6d668098bdeee4ad93c8ca9691f1315d4389aedccb954b066edac4d3a9312ea4",
-    "probe:dialup-56k": "2812224222a2d100bd39ed54f59580c8effa772c1e7a922ed9bcf0cb63d3a003",
-    "probe:vdeldrop": "c262bef49c3f6238a8566120283ebbdc97f5bda415578c3dfdffe66e5fc29bea",
+    "probe:serial-9k6": "c8eab7170bc0db6cd309d3c197f7a52ae5acc7aee4e6b808db449008f4136891",
+    "probe:gprs-one-user": "513acbfa67ef57cbeff10a48ed0fe6b0d3976405c4d41309c8422ff588915cfb",
+    "probe:gprs-busy": "ca2e88eb64d9bfba76ce90bc075ad3108567222885ebb4efb5db496e4361c389",
+    "probe:gprs-one-user-llc-ack": "bc0af38c2528958d11a0ea011ec74d61f0378d70f87f80a94ecae6754c2a5096",
+    "probe:gprs-busy-llc-ack": "80f52e3ca1cff110a49ef57747fc038bbc38eb8be6d66dcff0aae57358a2605f",
+    "probe:gprs-radio-one-user": "59839a3b43ef63d9afea63791d730f3822c36d52811372547201c328f14bf174",
+    "probe:gprs-radio-busy": "ef0e1ab87265ec6f1f9f9355a12f31713e2e075a8e0ff7feb79b48632bfe0070",
+    "probe:gprs-radio-one-user-llc-ack": "bdd94f74145b6ffafd1554f1461a7979bff0e1ace0816a390aa421da496746db",
+    "probe:gprs-radio-busy-llc-ack": "9bed8b8b067c5186ccf85af747abaa1f53431f1e72ad3f0ee53be0303800d14d",
+    "probe:internet-gprs-2002": "b7820d6ff54aa48ea9037b4c9ec643bfb5f67f79bdcb9ee48fef9f449d603ed4",
+    "probe:gprs-3plus1": "72bec3102dc8434a20e1f95efba4edc1e273ed9d906093ba31993a43ab79053a",
+    "probe:cdma-1x": "ee118f1c61c71fa3d395e4393516ff8376c83c3da1a694db90dc209e10725736",
+    "probe:dialup-56k": "7bd69bc0c25d32afb83705cb9b51d2e0354ec0d5ca90f2e6bf729fe47dddab52",
+    "probe:vdeldrop": "ae4acf4d9cee543f6ddd86b06256a07e2d9c728a298a84d21dd9b0317a17b501",
     "wap-vs-tcp:wap:4000": "8d9a4aa7223372080633572abe2f8cce4b9ed1811c26b0dbd4fa9b180e9a6368",
     "wap-vs-tcp:http-sack:4000": (
         "ae658c4c0f80294bdac21621ef958b8a0c999322d47cf3c86f34ba2a1546dead"
