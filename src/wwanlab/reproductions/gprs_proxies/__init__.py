@@ -35,7 +35,13 @@ from wwanlab.experiments.reproduction import (
 from wwanlab.experiments.scenario import Row, Scenario, experiment_kind
 from wwanlab.experiments.summary import Summary, summarize
 from wwanlab.link import gprs_cell
-from wwanlab.link.presets import GPRS_BUSY, GPRS_MSS, GPRS_ONE_USER, LLC_MAX_RETRANSMISSIONS
+from wwanlab.link.presets import (
+    GPRS_BUSY,
+    GPRS_MSS,
+    GPRS_ONE_USER,
+    LLC_MAX_RETRANSMISSIONS,
+    T3192_BAND,
+)
 from wwanlab.report import Figure, Params, Table, Text
 from wwanlab.reproductions.gprs_proxies.network import (
     CELLS,
@@ -157,10 +163,15 @@ ABLATIONS: dict[str, dict[str, Any]] = {
         "snoop.rule": "sender",
     },
     "Reno without the recover guard": {"tcp.recover": False},
+    "radio latency serialized (no overlap: the first presets)": {"radio.overlap": False},
+    "no uplink access (channel request, grant)": {"radio.access": False},
+    "no downlink TBF set-up and release": {"radio.tbf": False},
+    "LLC resend costs a fresh radio delay": {"radio.llc_retry": "full-delay"},
+    f"T3192 {T3192_BAND[1]:g} s (the band's other end)": {"radio.t3192": T3192_BAND[1]},
 }
 TODAY = "Today's TCP (SACK, Linux timers)"
 ABLATIONS[TODAY] = {"stack.tcp": "today"}
-ABLATION_REPETITIONS, QUICK_ABLATION_REPETITIONS = 3, 1
+ABLATION_REPETITIONS, QUICK_ABLATION_REPETITIONS = 2, 1
 
 
 def _tcp(stack: str, recover: bool) -> TcpConfig:
@@ -177,6 +188,7 @@ def run_one(params: dict[str, Any], seed: int) -> list[Row]:
     mobile = RadioLog(MH_IP)
     variant = ABLATIONS.get(str(params.get("params.ablation", "")), {})
     settings = {**params, **variant}
+    options = {k.removeprefix("radio."): v for k, v in settings.items() if k.startswith("radio.")}
     result = download(
         cell,
         proxy,
@@ -187,8 +199,11 @@ def run_one(params: dict[str, Any], seed: int) -> list[Row]:
         radio_log=mobile,
         net_kind=str(settings.get("net.internet", INTERNET)),
         out_of_order=str(settings.get("snoop.rule", SNOOP_RULE)),
+        radio_options=options,
     )
-    up, down = (radio(cell, d, llc_ack=llc, cell_seed=SEED) for d in ("up", "down"))
+    up, down = (
+        radio(cell, d, llc_ack=llc, cell_seed=SEED, options=options) for d in ("up", "down")
+    )
     airtime = on_line(up.stages, down.stages)
     delivered = FILE_SIZE if result.complete else None
     fh, seg = result.fh, result.segments

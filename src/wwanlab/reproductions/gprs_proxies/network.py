@@ -20,7 +20,9 @@ import dataclasses
 import functools
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from wwanlab.core.events import Event
 from wwanlab.energy import RadioLog
@@ -81,10 +83,19 @@ def emergent_service(cell_seed: int) -> HistogramDelay:
     return histogram_of(emergent_cell(cell_seed).services())
 
 
-def radio(cell: str, direction: str, *, llc_ack: bool, cell_seed: int = CELL_SEED) -> Direction:
-    """One direction of ``cell``'s radio; both directions behave alike (presets' assumption)."""
+def radio(
+    cell: str,
+    direction: str,
+    *,
+    llc_ack: bool,
+    cell_seed: int = CELL_SEED,
+    options: Mapping[str, Any] | None = None,
+) -> Direction:
+    """One direction of ``cell``'s radio; both directions behave alike (presets' assumption).
+    ``options`` switch the given cells' radio phenomena (``Preset.with_options``)."""
     if CELLS[cell] != "emergent":
-        return get_preset(CELLS[cell] + ("-llc-ack" if llc_ack else "")).build(direction)
+        preset = get_preset(CELLS[cell] + ("-llc-ack" if llc_ack else ""))
+        return (preset.with_options(**options) if options else preset).build(direction)
     return Direction(gprs_radio_stages(emergent_service(cell_seed), GPRS_BUSY.per, llc_ack))
 
 
@@ -228,6 +239,7 @@ def download(
     radio_log: RadioLog | None = None,
     net_kind: str = "gaussian",
     out_of_order: str = "new",
+    radio_options: Mapping[str, Any] | None = None,
 ) -> Download:
     """Download the file over ``cell`` (one of ``CELLS``) with ``proxy`` at the SGSN,
     across the Internet ``net_kind`` (``INTERNETS``); a Snoop agent reads out-of-order
@@ -249,7 +261,10 @@ def download(
     net.connect(ggsn, sgsn, Direction([Rate(core)]), Direction([Rate(core)]), mtu=MTU)
     edge = SGSN_BSS_BPS
     net.connect(sgsn, bss, Direction([Rate(edge)]), Direction([Rate(edge)]), mtu=MTU)
-    down, up = (radio(cell, d, llc_ack=llc_ack, cell_seed=cell_seed) for d in ("down", "up"))
+    down, up = (
+        radio(cell, d, llc_ack=llc_ack, cell_seed=cell_seed, options=radio_options)
+        for d in ("down", "up")
+    )
     air = net.connect(bss, mh, down, up, mtu=MTU)
 
     agent: SnoopAgent | SplitProxy | None = None
