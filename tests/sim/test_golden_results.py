@@ -70,9 +70,9 @@ GOLDEN = {
     "bulk:sack": "c4d618c7b8888e305e61651e4716a072bfe15aa5113d87a6358413cba55e663e",
     "bulk:newreno": "38009ca66b587e88e1de1f06d63265d7763eb7496099ced9ec418b947784dfe8",
     "bulk:serial-reno": "d84184ec3939c2a462adc98ec2279c897061d9f16f067944ef3d4bf63a7360c5",
-    "gprs-proxies:none": "98e47a2c4c0e512878f54cf4facb36fa65e38563d5a4f91fd7450982f7b75ce7",
-    "gprs-proxies:snoop": "2b3f4f70ecbbbe59b8edf3ca6f9d968d42069e02f32ba5f221f114cbf5596ecc",
-    "gprs-proxies:split": "084b800363bc8359d275dca327cf87cd10ac356233563697c6bdcab2cc328784",
+    "gprs-proxies:none": "713a952a4de73145fa8a510f9033c66ba9aa24d1d56ff692f03719c7d99ed4d7",
+    "gprs-proxies:snoop": "8ac5d49864613706e90186d4dfd214281fb265eafa52c478c8994620e45e3657",
+    "gprs-proxies:split": "7f01873ce20ef746f720145100a185bf40fb217640ad9fe30029f28ed45e8338",
 }
 
 
