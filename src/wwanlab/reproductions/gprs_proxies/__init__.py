@@ -626,10 +626,11 @@ def cell_rows() -> list[dict[str, object]]:
         }
 
     columns = {name: column(cell) for name, cell in cells.items()}
-    return [
+    rows: list[dict[str, object]] = [
         {"": what, "paper (given)": given.get(what, "")} | {n: c[what] for n, c in columns.items()}
         for what in columns["open loop, no bound"]
     ]
+    return rows
 
 
 def findings(p: Points, ab: dict[str, Points]) -> list[str]:
