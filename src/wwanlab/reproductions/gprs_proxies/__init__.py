@@ -626,10 +626,11 @@ def cell_rows() -> list[dict[str, object]]:
         }
 
     columns = {name: column(cell) for name, cell in cells.items()}
-    rows: list[dict[str, object]] = [
-        {"": what, "paper (given)": given.get(what, "")} | {n: c[what] for n, c in columns.items()}
-        for what in columns["open loop, no bound"]
-    ]
+    rows: list[dict[str, object]] = []
+    for what in columns["open loop, no bound"]:
+        row: dict[str, object] = {"": what, "paper (given)": given.get(what, "")}
+        row.update({name: c[what] for name, c in columns.items()})
+        rows.append(row)
     return rows
 
 
