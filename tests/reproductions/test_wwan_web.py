@@ -9,8 +9,8 @@ import pytest
 from wwanlab.experiments.reproduction import ClaimPart, Context, load_reproductions
 from wwanlab.experiments.summary import Gain
 from wwanlab.link.delay import ConstantDelay
+from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import get_preset
-from wwanlab.link.queue import DropTailQueue
 from wwanlab.report.html import verdict
 from wwanlab.reproductions import wwan_web as W
 from wwanlab.reproductions.wwan_web import band, figures, runs
@@ -270,8 +270,10 @@ def test_the_variants_add_delay_or_deepen_the_queue() -> None:
     assert len(slow.stages) == len(preset.stages) + 1
     extra = slow.stages[-1]
     assert isinstance(extra, ConstantDelay) and extra.delay == pytest.approx(0.45)
-    queues = [[s for s in d.stages if isinstance(s, DropTailQueue)] for d in (preset, slow, deep)]
-    assert [q[0].bytes for q in queues] == [11_880, 11_880, 4 * 11_880]  # 2.4 s at 39.6k
+    radios = [d.stages[0] for d in (preset, slow, deep)]
+    assert all(isinstance(r, GprsRadioStage) for r in radios)
+    buffers = [r.model.buffer_bytes for r in radios]  # type: ignore[attr-defined]
+    assert buffers == [11_880, 11_880, 4 * 11_880]  # 2.4 s at 39.6k
     assert len(deep.stages) == len(preset.stages)
 
 

@@ -16,12 +16,11 @@ it, in every worker process that runs a download.
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from wwanlab.link import presets
-from wwanlab.link.base import Stage
 from wwanlab.link.delay import ConstantDelay
-from wwanlab.link.presets import GPRS_3PLUS1, WWAN_MIN_RTT, Plan, Preset
-from wwanlab.link.queue import DropTailQueue
+from wwanlab.link.presets import GPRS_3PLUS1, GPRS_3PLUS1_LINK, WWAN_MIN_RTT, Plan, Preset
 from wwanlab.reproductions.wwan_web.results import Results
 
 BASE = GPRS_3PLUS1.name
@@ -46,21 +45,18 @@ VARIANTS = {
 
 
 def with_variant(preset: Preset, key: str) -> Preset:
-    """``preset`` with ``(rtt - 0.6) / 2`` more constant delay each way and its drop-tail
-    queues ``buffer`` times as deep."""
+    """``preset`` with ``(rtt - 0.6) / 2`` more constant delay each way and its buffer
+    (the radio's ``buffer_s`` option) ``buffer`` times as deep."""
     v = VARIANTS[key]
     extra = (v.rtt - WWAN_MIN_RTT) / 2
 
-    def deeper(stage: Stage) -> Stage:
-        if not isinstance(stage, DropTailQueue) or v.buffer == 1.0:
-            return stage
-        packets = None if stage.packets is None else round(stage.packets * v.buffer)
-        octets = None if stage.bytes is None else round(stage.bytes * v.buffer)
-        return DropTailQueue(stage.server, packets=packets, bytes=octets)
-
-    def plan(direction: str, loss: float | None) -> Plan:
-        inner = preset.plan(direction, loss)
-        stages = [deeper(s) for s in inner.stages]
+    def plan(direction: str, loss: float | None, **options: Any) -> Plan:
+        if v.buffer != 1.0:
+            base = GPRS_3PLUS1_LINK.buffer_s
+            assert base is not None
+            options = {"buffer_s": base * v.buffer, **options}
+        inner = preset.plan(direction, loss, **options)
+        stages = list(inner.stages)
         if extra:
             stages.append(ConstantDelay(extra))
         return Plan(stages, inner.configured, inner.fifo)
