@@ -213,3 +213,66 @@ def test_utilisation_is_the_share_of_all_blocks_that_carried_data() -> None:
     stats = run([Arrival(0.0, 0, 30), Arrival(0.1, 0, 30)], pdchs=2)
     assert stats.end == pytest.approx(0.12)  # periods 0 and 5 served: 6 periods, 12 blocks
     assert stats.utilisation == pytest.approx(2 / 12)
+
+
+def test_a_full_bss_buffer_discards_the_frame_that_does_not_fit() -> None:
+    arrivals = [Arrival(0.0, 0, FRAME, True), Arrival(0.0, 0, FRAME, True)]
+    stats = run(arrivals, buffer=2 * FRAME - 1)
+    assert (stats.offered, stats.discarded, len(stats.delays)) == (2, 1, 1)
+    assert stats.per == 0.5
+    assert run(arrivals, buffer=2 * FRAME).discarded == 0
+
+
+def test_a_window_limited_file_sends_its_third_packet_when_the_first_ack_returns() -> None:
+    # Initial window 2: packets 1 and 2 cross the Gb link at 64 kbit/s (58.75 ms each);
+    # packet 1 is carried in blocks 3-6 (ends 0.14 s), its ACK is back ACK_RETURN later,
+    # and packet 3 then crosses the Gb link.
+    stats = run([Arrival(0.0, 0, 3 * cell.FTP_MSS, True, file=True)], buffer=10**6)
+    gb = (cell.FTP_MSS + cell.IP_TCP_HEADERS) * 8 / cell.GB_BPS
+    assert [round(d.arrival, 6) for d in stats.delays] == [
+        round(gb, 6),
+        round(2 * gb, 6),
+        round(0.14 + cell.ACK_RETURN + gb, 6),
+    ]
+    assert stats.offered == 3 and stats.discarded == 0
+
+
+def test_a_discard_halves_the_window_and_the_packet_is_sent_again() -> None:
+    stats = run([Arrival(0.0, 0, 40 * cell.FTP_MSS, True, file=True)], buffer=3 * FRAME)
+    assert stats.discarded > 0
+    assert len(stats.delays) == 40  # every packet delivered once in the end
+    assert stats.offered == 40 + stats.discarded
+
+
+def test_delayed_acks_make_one_uplink_burst_per_two_frames_of_a_user() -> None:
+    deliveries = [(0.1, 0), (0.2, 1), (0.3, 0), (0.4, 1), (0.5, 0)]
+    assert cell.uplink_bursts(deliveries) == [(0.3, 0), (0.4, 1)]
+
+
+class Slot(random.Random):
+    """Every access try picks the first slot it may use."""
+
+    def randrange(self, *args: object, **kwargs: object) -> int:
+        return 0
+
+
+def test_a_lone_request_is_granted_in_the_block_after_its_slot() -> None:
+    a = cell.random_access([(0.0, 0)], Slot(), 6)
+    assert a.delays == [cell.GRANT_DELAY] and a.failed == 0 and a.attempts == 1
+
+
+def test_requests_that_always_collide_retry_after_the_agn_wait_and_are_lost_after_0_3_s() -> None:
+    a = cell.random_access([(0.0, 0), (0.0, 1)], Slot(), 6)
+    # tries at 0, 0.1 and 0.2 s; a fourth would start after Table 1's 0.3 s budget
+    assert (a.attempts, a.collisions, a.failed, a.delays) == (6, 6, 2, [])
+    assert a.failure_ratio == 1.0
+    with pytest.raises(UsageError, match="prach_blocks"):
+        cell.random_access([], Slot(), 3)
+
+
+def test_the_busy_cells_access_slots_are_table_1s_prach_configurations() -> None:
+    assert cell.PRACH_BLOCKS == (0, 6)
+    per, span = cell.ACCESS_SLOTS[6]
+    assert per / span == pytest.approx(100.0)  # 24 access bursts per 240 ms
+    per, span = cell.ACCESS_SLOTS[0]
+    assert per / span == pytest.approx(51 / (51 * 0.120 / 26))  # one per TDMA frame

@@ -1,5 +1,8 @@
 """The Snoop agent's snoop_data and snoop_ack rules, row by row, on hand-made packets."""
 
+import pytest
+
+from wwanlab.core.errors import UsageError
 from wwanlab.pep.snoop import INITIAL_RTO, MIN_RTO, SnoopAgent
 from wwanlab.sim.ipv4 import PROTO_TCP, build_ipv4
 from wwanlab.tcp.segment import ACK, FIN, RST, encode_segment, pseudo_header_sum
@@ -129,3 +132,35 @@ def test_data_far_from_any_seen_is_passed_on_and_not_kept() -> None:
     assert agent.receive_packet(segment(MH, FH, 1, ISS + (1 << 24) + 100, ACK), 0.2) is True
     assert agent.receive_packet(ack(1), 0.3) is True  # the real ACK is still new
     assert agent.stats.rtt_samples == 1
+
+
+def _reordered(rule: str) -> SnoopAgent:
+    """Segments 0, 2, 3 reach the agent, then 1 (the Internet swapped them); the mobile
+    got them in that order and acknowledges 1 (new), then 1 again for 2 and 3."""
+    agent = SnoopAgent({MH}, out_of_order=rule)
+    for n in (0, 2, 3, 1):
+        assert agent.receive_packet(data(n), 0.01 * n) is True
+    assert agent.receive_packet(ack(1), 0.2) is True
+    return agent
+
+
+def test_out_of_order_as_new_data_resends_on_the_first_duplicate() -> None:
+    # paper 002 IV.2: the agent resends on the first DUPACK, uselessly when segment 1
+    # was only late
+    agent = _reordered("new")
+    assert agent.receive_packet(ack(1), 0.3) is False
+    assert agent.packets_to_send(0.3) == [data(1)]
+    assert agent.stats.data_driven == 1
+
+
+def test_out_of_order_as_a_sender_retransmission_leaves_it_to_the_sender() -> None:
+    # Balakrishnan et al. 1995, 3.1 case 3: marked sender-resent, its duplicates go on
+    agent = _reordered("sender")
+    assert [agent.receive_packet(ack(1), 0.3 + i / 100) for i in range(2)] == [True, True]
+    assert agent.packets_to_send(0.4) == []
+    assert (agent.stats.data_driven, agent.stats.data_segments) == (0, 4)
+
+
+def test_unknown_out_of_order_rule_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown out-of-order rule 'drop'"):
+        SnoopAgent({MH}, out_of_order="drop")

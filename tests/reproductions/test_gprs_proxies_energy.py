@@ -6,7 +6,13 @@ import pytest
 
 from wwanlab.energy import RadioLog, account, get_model, on_line
 from wwanlab.reproductions import gprs_proxies
-from wwanlab.reproductions.gprs_proxies.network import FILE_SIZE, MH_IP, download, radio
+from wwanlab.reproductions.gprs_proxies.network import (
+    FILE_SIZE,
+    MH_IP,
+    download,
+    radio,
+    reno_2002,
+)
 
 
 def test_the_tap_on_the_mobile_only_reads() -> None:
@@ -24,7 +30,8 @@ def test_rows_carry_joules_and_j_per_mb_of_the_file() -> None:
     params = {"link.cell": "one-user", "stack.config": "TCP Reno", "stack.tcp": "reno-2002"}
     (row,) = gprs_proxies.run_one(params, 4)
     log = RadioLog(MH_IP)
-    download("one-user", "none", 4, radio_log=log)
+    tcp = reno_2002(recover=gprs_proxies.RECOVER)  # the reproduction's fixed host
+    download("one-user", "none", 4, radio_log=log, tcp=tcp, net_kind=gprs_proxies.INTERNET)
     up, down = (radio("one-user", d, llc_ack=False) for d in ("up", "down"))
     joules = account(log.packets, get_model("gprs"), on_line(up.stages, down.stages)).joules
     assert row["joules_gprs"] == joules

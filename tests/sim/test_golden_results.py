@@ -40,12 +40,20 @@ GOLDEN = {
     "probe:serial-9k6": "c8eab7170bc0db6cd309d3c197f7a52ae5acc7aee4e6b808db449008f4136891",
     "probe:gprs-one-user": "513acbfa67ef57cbeff10a48ed0fe6b0d3976405c4d41309c8422ff588915cfb",
     "probe:gprs-busy": "ca2e88eb64d9bfba76ce90bc075ad3108567222885ebb4efb5db496e4361c389",
-    "probe:gprs-one-user-llc-ack": "bc0af38c2528958d11a0ea011ec74d61f0378d70f87f80a94ecae6754c2a5096",
+    "probe:gprs-one-user-llc-ack": (
+        "bc0af38c2528958d11a0ea011ec74d61f0378d70f87f80a94ecae6754c2a5096"
+    ),
     "probe:gprs-busy-llc-ack": "80f52e3ca1cff110a49ef57747fc038bbc38eb8be6d66dcff0aae57358a2605f",
-    "probe:gprs-radio-one-user": "59839a3b43ef63d9afea63791d730f3822c36d52811372547201c328f14bf174",
+    "probe:gprs-radio-one-user": (
+        "59839a3b43ef63d9afea63791d730f3822c36d52811372547201c328f14bf174"
+    ),
     "probe:gprs-radio-busy": "ef0e1ab87265ec6f1f9f9355a12f31713e2e075a8e0ff7feb79b48632bfe0070",
-    "probe:gprs-radio-one-user-llc-ack": "bdd94f74145b6ffafd1554f1461a7979bff0e1ace0816a390aa421da496746db",
-    "probe:gprs-radio-busy-llc-ack": "9bed8b8b067c5186ccf85af747abaa1f53431f1e72ad3f0ee53be0303800d14d",
+    "probe:gprs-radio-one-user-llc-ack": (
+        "bdd94f74145b6ffafd1554f1461a7979bff0e1ace0816a390aa421da496746db"
+    ),
+    "probe:gprs-radio-busy-llc-ack": (
+        "9bed8b8b067c5186ccf85af747abaa1f53431f1e72ad3f0ee53be0303800d14d"
+    ),
     "probe:internet-gprs-2002": "b7820d6ff54aa48ea9037b4c9ec643bfb5f67f79bdcb9ee48fef9f449d603ed4",
     "probe:gprs-3plus1": "72bec3102dc8434a20e1f95efba4edc1e273ed9d906093ba31993a43ab79053a",
     "probe:cdma-1x": "ee118f1c61c71fa3d395e4393516ff8376c83c3da1a694db90dc209e10725736",
@@ -62,9 +70,9 @@ GOLDEN = {
     "bulk:sack": "c4d618c7b8888e305e61651e4716a072bfe15aa5113d87a6358413cba55e663e",
     "bulk:newreno": "38009ca66b587e88e1de1f06d63265d7763eb7496099ced9ec418b947784dfe8",
     "bulk:serial-reno": "d84184ec3939c2a462adc98ec2279c897061d9f16f067944ef3d4bf63a7360c5",
-    "gprs-proxies:none": "98e47a2c4c0e512878f54cf4facb36fa65e38563d5a4f91fd7450982f7b75ce7",
-    "gprs-proxies:snoop": "2b3f4f70ecbbbe59b8edf3ca6f9d968d42069e02f32ba5f221f114cbf5596ecc",
-    "gprs-proxies:split": "084b800363bc8359d275dca327cf87cd10ac356233563697c6bdcab2cc328784",
+    "gprs-proxies:none": "713a952a4de73145fa8a510f9033c66ba9aa24d1d56ff692f03719c7d99ed4d7",
+    "gprs-proxies:snoop": "8ac5d49864613706e90186d4dfd214281fb265eafa52c478c8994620e45e3657",
+    "gprs-proxies:split": "7f01873ce20ef746f720145100a185bf40fb217640ad9fe30029f28ed45e8338",
 }
 
 

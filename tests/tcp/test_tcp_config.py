@@ -17,6 +17,7 @@ from wwanlab.tcp import InitialWindow, TcpConfig, Variant
         (InitialWindow.RFC6928, 1460, 14600),  # min(14600, max(2920, 14600))
         (InitialWindow.RFC6928, 536, 5360),
         (InitialWindow.ONE, 1460, 1460),
+        (InitialWindow.TWO, 430, 860),
     ],
 )
 def test_initial_window(rule: InitialWindow, smss: int, expected: int) -> None:
@@ -41,3 +42,19 @@ def test_linux_preset() -> None:
     assert linux.initial_window is InitialWindow.RFC6928
     assert (linux.rto_min, linux.rto_max, linux.delayed_ack_timeout) == (0.2, 120.0, 0.04)
     assert linux.rto_min_floors_variance and linux.rtt_every_ack and linux.quick_acks == 16
+
+
+def test_ns2_reno_profile() -> None:
+    # ns-2.35 tcl/lib/ns-default.tcl: window_ 20, windowInit_ 2, tcpTick_ 0.01,
+    # minrto_ 0.2, rtxcur_init_ 3.0, maxrto_ 60, bugFix_ true; TCPSink ACKs every packet
+    ns2 = TcpConfig.ns2_reno(430)
+    assert ns2.variant is Variant.RENO and ns2.reno_recover
+    assert (ns2.receive_buffer, ns2.initial_cwnd(430)) == (20 * 430, 2 * 430)
+    assert (ns2.clock_granularity, ns2.rto_min, ns2.rto_initial, ns2.rto_max) == (
+        0.01,
+        0.2,
+        3.0,
+        60.0,
+    )
+    assert not ns2.delayed_ack and not ns2.byte_counting and ns2.limited_transmit
+    assert not TcpConfig.ns2_reno(430, reno_recover=False).reno_recover

@@ -156,3 +156,51 @@ def test_congestion_avoidance_grows_one_smss_per_window(variant: str) -> None:
     assert cwnds[5:8] == [10000, 11000, 12000]
     gaps = [b.time - a.time for a, b in zip(lab.trace[5:], lab.trace[6:], strict=False)]
     assert all(g == pytest.approx(0.1) for g in gaps[:3])  # one step per RTT
+
+
+def _resent(lab: Lab) -> list[tuple[float, int]]:
+    seen: set[int] = set()
+    out = []
+    for t, offset in data_sends(lab):
+        if offset in seen:
+            out.append((t, offset))
+        seen.add(offset)
+    return out
+
+
+# Four losses in one window: Reno's fast retransmit repairs 5000, the RTO at 1.4 the
+# rest; going back N from 7000 resends 12000-14000, which the receiver already holds.
+AFTER_TIMEOUT = [(0.3, 5000), (1.4, 7000), (1.5, 9000), (1.5, 10000)] + [
+    (1.6, o) for o in range(11000, 15000, 1000)
+]
+
+
+def test_reno_without_recover_fast_retransmits_on_the_timeouts_duplicates() -> None:
+    lab, conn = run("reno", [5000, 7000, 9000, 11000], 40000)
+    # The three duplicates of 12000-14000 each draw a duplicate ACK: a second fast
+    # retransmit at 1.7 resends 17000, which was never lost.
+    assert _resent(lab) == [*AFTER_TIMEOUT, (1.7, 17000)]
+    assert [x for x in trace(lab) if x[3] != "ack" and x[3] != "dupack"][-2:] == [
+        (1.4, 1000, 5000, "timeout"),
+        (1.7, 6000, 3000, "fast_retransmit"),
+    ]
+    s = lab.client.stats(conn)
+    assert (s.fast_retransmits, s.timeouts, s.retransmissions) == (2, 1, 9)
+
+
+def test_reno_with_ns2_recover_ignores_duplicates_below_the_timeouts_high_water() -> None:
+    # ns-2 tcp-reno.cc (bugFix_): after the RTO at 1.4, recover = the highest octet sent
+    # then; the duplicate ACKs of 1.7 acknowledge less, so no fast retransmit.
+    lab, conn = run("reno", [5000, 7000, 9000, 11000], 40000, reno_recover=True)
+    assert _resent(lab) == AFTER_TIMEOUT
+    s = lab.client.stats(conn)
+    assert (s.fast_retransmits, s.timeouts, s.retransmissions) == (1, 1, 8)
+
+
+def test_reno_recover_still_allows_a_second_fast_retransmit_without_a_timeout() -> None:
+    # ns-2's allow_fast_retransmit: after a fast retransmit (not a timeout) the guard is
+    # off, so two separate losses give two fast retransmits, as plain Reno.
+    for guard in (False, True):
+        lab, conn = run("reno", [5000, 7000], 40000, reno_recover=guard)
+        s = lab.client.stats(conn)
+        assert (s.fast_retransmits, s.timeouts, s.retransmissions) == (2, 0, 2)

@@ -17,11 +17,17 @@ and 20% FTP (the ETSI models), with Table 1's rates. This module builds that cel
   draws per packet (``ServiceTime``), so ``histogram_of`` turns it into a
   ``HistogramDelay`` for the ``busy-emergent`` cell.
 
+Load makes loss and access delay too: a bounded per-user **BSS buffer** discards what
+does not fit (the FTP files then run under a Reno window that halves on a discard), and
+**uplink access** puts every ACK burst through slotted-ALOHA random access with Table 1's
+grant time-outs (``random_access``).
+
 Everything the paper leaves open is a constant below marked "assumed" and listed in
 ``ASSUMPTIONS``; nothing here is tuned toward the paper's 800-2000 ms.
 """
 
 import functools
+import heapq
 import math
 import random
 from collections import deque
@@ -62,6 +68,30 @@ FTP_FILE = 512 * 1024  # octets: paper 002 III's own FTP file, "512 Kbytes" (see
 FTP_MSS = 430  # Table 1: TCP MSS 430 bytes
 MTU_PAYLOAD = 1500 - IP_TCP_HEADERS  # e-mail and WWW data in IP packets of 1500 octets
 
+# --- load: bounded BSS buffers and TCP's answer to them ------------------------------------
+# Per-user BSS buffer (octets of LLC frames), a band: the paper gives none and we found no
+# published value of the era; from about 1.4 s of a lone user's 48 kbit/s to the 64 KB a
+# TCP receive window lets one connection put in flight (assumed ends).
+BSS_BUFFER_BAND = (8 * 1024, 64 * 1024)
+RECEIVE_WINDOW = 65535  # octets: the FTP receiver's window without scaling (RFC 7323)
+ACK_RETURN = 0.2  # s: a delivered packet's ACK reaches the FTP server two Internet
+# delays later (Table 1: mean 100 ms each way); the uplink's own time is not counted
+INITIAL_WINDOW = 2  # packets: RFC 2581 3.1's upper bound, the era's initial window
+
+# Every uplink burst (here: a TCP ACK, one per two frames delivered, RFC 1122 4.2.3.2) needs
+# an uplink TBF, which the mobile asks for by a channel request on the (P)RACH: slotted
+# ALOHA (3GPP TS 44.018 3.3.1.1, TS 44.060 7.1.2.1). Table 1: "PRACH blocks 0; 6" read as
+# BS_PRACH_BLKS (TS 44.060 12.24): 6 PRACH blocks per 52-multiframe on the PCCCH, 4 access
+# bursts each (TS 45.002 6.3.2.2); with 0 the mobile uses the CCCH's RACH, one access
+# burst per TDMA frame of the 51-multiframe (TS 45.002 7, non-combined CCCH).
+TDMA_FRAME = 0.120 / 26  # s, TS 45.002 4.3.3
+PRACH_BLOCKS = (0, 6)  # Table 1
+ACCESS_SLOTS = {0: (51, 51 * TDMA_FRAME), 6: (6 * 4, 52 * TDMA_FRAME)}  # per multiframe
+TX_INTEGER = 10  # assumed: slots over which a (re)try is spread (TS 44.018 10.5.2.29, 3-50)
+AGN_WAIT = 0.1  # s, Table 1: "Max. time waiting for an AGN (access grant notification)"
+ACCESS_BUDGET = 0.3  # s, Table 1: "Max. time waiting for random access attempts per frame"
+GRANT_DELAY = BLOCK_PERIOD  # assumed: a request that got through is granted in the next block
+
 CELL_HOURS = 2.0  # h of cell time simulated per seed (assumed: ~100 FTP files, ~10^5 packets)
 WARM_UP = 600.0  # s before packets count: the cell starts empty
 
@@ -96,6 +126,19 @@ ASSUMPTIONS = [
     f"the paper does not give for the cell, is its own end-to-end file ({FTP_FILE} octets, "
     f"section III), in {FTP_MSS}-octet segments arriving at the BSS at the SGSN-BSS link's "
     f"{GB_BPS // 1000} kbit/s (section III); no TCP feedback inside the cell.",
+    f"BSS buffer per user: a band of {BSS_BUFFER_BAND[0] // 1024} to "
+    f"{BSS_BUFFER_BAND[1] // 1024} KB of LLC frames (no value of the era found; see the "
+    "constant). With a buffer, each FTP file goes under a Reno window (initial "
+    f"{INITIAL_WINDOW} packets, receive window {RECEIVE_WINDOW} octets) that sees a "
+    f"delivered packet's ACK {ACK_RETURN} s later and halves once per window when the "
+    "buffer discards; e-mail and WWW stay open-loop. The PER is the FTP packets' "
+    "discards over their arrivals at the BSS (resends included).",
+    "Uplink access: every second delivered frame of a user makes an ACK burst that asks "
+    "for an uplink TBF on the (P)RACH (slotted ALOHA, no capture), each try spread over "
+    f"{TX_INTEGER} access slots (assumed), a collided try repeated after Table 1's "
+    f"{AGN_WAIT} s AGN wait, the burst lost once {ACCESS_BUDGET} s of tries have passed "
+    f"(Table 1); a request that got through is granted {GRANT_DELAY * 1000:.0f} ms later "
+    "(assumed). Table 1's PRACH blocks 0 and 6 are both run.",
     f"Measure: {CELL_HOURS:g} h of cell time per seed after a {WARM_UP:.0f} s warm-up; an FTP "
     "packet's service time runs from the later of its arrival and its predecessor's "
     "completion to the end of the block carrying its last octet.",
@@ -114,6 +157,7 @@ class Arrival:
     user: int
     octets: int
     measured: bool = False
+    file: bool = False  # the start of an FTP file sent under TCP's window (``octets``)
 
 
 def poisson_times(rate_per_hour: float, horizon: float, rng: random.Random) -> Iterator[float]:
@@ -186,10 +230,20 @@ def ftp_source(user: int, horizon: float, rng: random.Random) -> Iterator[Arriva
             yield Arrival(t, user, size + LLC_OVERHEAD, measured=True)
 
 
-def busy_cell_arrivals(horizon: float, rng: random.Random) -> list[Arrival]:
+def ftp_files(user: int, horizon: float, rng: random.Random) -> Iterator[Arrival]:
+    """The FTP files' starts, for a scheduler that sends them under TCP's window."""
+    for start in poisson_times(FTP_PER_HOUR, horizon, rng):
+        yield Arrival(start, user, FTP_FILE, measured=True, file=True)
+
+
+def busy_cell_arrivals(
+    horizon: float, rng: random.Random, *, closed_loop: bool = False
+) -> list[Arrival]:
     """Every user's arrivals up to ``horizon``, in time order; users 0.. are e-mail, then
-    WWW, then FTP, each drawing from its own stream of ``rng``."""
-    kinds = [email_source] * EMAIL_USERS + [www_source] * WWW_USERS + [ftp_source] * FTP_USERS
+    WWW, then FTP, each drawing from its own stream of ``rng``. ``closed_loop`` gives
+    the FTP users' file starts (``ftp_files``) instead of their packets."""
+    ftp = ftp_files if closed_loop else ftp_source
+    kinds = [email_source] * EMAIL_USERS + [www_source] * WWW_USERS + [ftp] * FTP_USERS
     out: list[Arrival] = []
     for user, source in enumerate(kinds):
         out.extend(source(user, horizon, random.Random(rng.getrandbits(64))))
@@ -219,6 +273,14 @@ class CellStats:
     periods: int = 0  # block periods with at least one user backlogged
     end: float = 0.0  # s: when the last block ended
     blocks_per_second: float = PDCHS / BLOCK_PERIOD  # the cell's capacity in blocks
+    offered: int = 0  # measured packets that reached the BSS (resends included)
+    discarded: int = 0  # of them, discarded by a full BSS buffer
+    deliveries: list[tuple[float, int]] = field(default_factory=list)  # (time, user), frames
+
+    @property
+    def per(self) -> float:
+        """The share of measured IP packets the BSS discarded."""
+        return self.discarded / self.offered if self.offered else 0.0
 
     @property
     def utilisation(self) -> float:
@@ -236,8 +298,51 @@ class _Frame:
     measured: bool
 
 
+class _Sender:
+    """An FTP server's Reno window over one user's BSS buffer (packets, not octets):
+    slow start then one packet per window, halved once per window of a discard."""
+
+    def __init__(self) -> None:
+        self.pending: deque[int] = deque()  # octets of the packets not yet sent
+        self.cwnd = float(INITIAL_WINDOW)
+        self.ssthresh = RECEIVE_WINDOW / (FTP_MSS + IP_TCP_HEADERS)
+        self.inflight = 0
+        self.sent = 0
+        self.recover = 0  # no second cut until the packets sent before a cut are out
+        self.gb_free = 0.0  # when the SGSN-BSS link can carry the next packet
+
+    def start(self, size: int) -> None:
+        self.pending.extend(ftp_packets(size))
+
+    def release(self, now: float, user: int) -> Iterator[Arrival]:
+        window = min(self.cwnd, RECEIVE_WINDOW / (FTP_MSS + IP_TCP_HEADERS))
+        while self.pending and self.inflight < int(window):
+            size = self.pending.popleft()
+            self.gb_free = max(now, self.gb_free) + size * 8 / GB_BPS
+            self.inflight += 1
+            self.sent += 1
+            yield Arrival(self.gb_free, user, size + LLC_OVERHEAD, measured=True)
+
+    def acked(self) -> None:
+        self.inflight -= 1
+        self.cwnd += 1.0 if self.cwnd < self.ssthresh else 1.0 / self.cwnd
+
+    def discarded(self, octets: int) -> None:
+        self.inflight -= 1
+        self.pending.appendleft(octets - LLC_OVERHEAD)  # sent again (after fast retransmit)
+        if self.sent > self.recover:
+            self.ssthresh = max(self.cwnd / 2, 2.0)
+            self.cwnd = self.ssthresh
+            self.recover = self.sent
+
+
 class BlockScheduler:
-    """Round-robin of the PDCHs' radio blocks over the users with queued LLC frames."""
+    """Round-robin of the PDCHs' radio blocks over the users with queued LLC frames.
+
+    ``buffer`` bounds each user's queue at the BSS (octets): a frame that does not fit is
+    discarded. File starts (``Arrival.file``) are sent by a ``_Sender`` that sees its
+    delivered packets ``ACK_RETURN`` later and its discards at once (as three duplicate
+    ACKs would tell it, a little later)."""
 
     def __init__(
         self,
@@ -247,6 +352,7 @@ class BlockScheduler:
         payload: float = RLC_PAYLOAD,
         bler: float = BLER,
         count_after: float = 0.0,
+        buffer: int | None = None,
     ) -> None:
         self.pdchs = checks.count("pdchs", pdchs, minimum=1)
         self.period = checks.positive("period", period)
@@ -255,26 +361,58 @@ class BlockScheduler:
         if self.bler == 1.0:
             raise UsageError("bler must be below 1: no block would ever get through")
         self.count_after = count_after
+        self.buffer = None if buffer is None else checks.count("buffer", buffer, minimum=1)
 
     def run(self, arrivals: Sequence[Arrival], rng: random.Random) -> CellStats:
         """Serve ``arrivals`` (in time order) until every queue is empty."""
         stats = CellStats(blocks_per_second=self.pdchs / self.period)
         queues: dict[int, deque[_Frame]] = {}
+        queued: dict[int, int] = {}  # user -> octets in its queue
         free_since: dict[int, float] = {}  # user -> completion time of its last frame
+        senders: dict[int, _Sender] = {}
         turn: deque[int] = deque()  # backlogged users, next to be served first
-        i, n = 0, len(arrivals)
+        heap = [(a.t, n, a) for n, a in enumerate(arrivals)]
+        heapq.heapify(heap)
+        serial = len(heap)
+        returns: list[tuple[float, int]] = []  # (time, user) an ACK reaches the server
         k = 0  # index of the current block period
-        while i < n or turn:
-            if not turn:  # idle: jump to the block after the next arrival
-                k = max(k, math.ceil(arrivals[i].t / self.period - 1e-9))
+
+        def push(new: Iterator[Arrival]) -> None:
+            nonlocal serial
+            for a in new:
+                heapq.heappush(heap, (a.t, serial, a))
+                serial += 1
+
+        while heap or turn or returns:
+            if not turn:  # idle: jump to the block after the next arrival or ACK
+                nxt = min(heap[0][0] if heap else math.inf, returns[0][0] if returns else math.inf)
+                k = max(k, math.ceil(nxt / self.period - 1e-9))
             start = k * self.period
-            while i < n and arrivals[i].t <= start + 1e-12:
-                a = arrivals[i]
+            while returns and returns[0][0] <= start + 1e-9:
+                t, user = heapq.heappop(returns)
+                senders[user].acked()
+                push(senders[user].release(t, user))
+            while heap and heap[0][0] <= start + 1e-9:
+                a = heapq.heappop(heap)[2]
+                if a.file:
+                    sender = senders.setdefault(a.user, _Sender())
+                    sender.start(a.octets)
+                    push(sender.release(a.t, a.user))
+                    continue
+                if a.measured:
+                    stats.offered += 1
+                held = queued.get(a.user, 0)
+                if self.buffer is not None and held + a.octets > self.buffer:
+                    if a.measured:
+                        stats.discarded += 1
+                    if a.user in senders:
+                        senders[a.user].discarded(a.octets)
+                    continue
                 queue = queues.setdefault(a.user, deque())
                 if not queue:
                     turn.append(a.user)
                 queue.append(_Frame(a.t, a.octets, a.measured))
-                i += 1
+                queued[a.user] = held + a.octets
             if not turn:
                 continue
             stats.periods += 1
@@ -287,7 +425,10 @@ class BlockScheduler:
                 if rng.random() < self.bler:
                     stats.lost_blocks += 1
                 else:
-                    self._deliver(queues[user], user, free_since, end, stats)
+                    done = self._deliver(queues[user], user, free_since, end, stats)
+                    queued[user] -= done[0]
+                    for _ in range(done[1] if user in senders else 0):
+                        heapq.heappush(returns, (end + ACK_RETURN, user))
                 if queues[user]:
                     turn.append(user)
             k += 1
@@ -301,29 +442,109 @@ class BlockScheduler:
         free_since: dict[int, float],
         end: float,
         stats: CellStats,
-    ) -> None:
+    ) -> tuple[int, int]:
+        """Carry one block of ``user``'s queue; return its octets and the measured frames
+        it completed."""
         room = self.payload
+        completed = 0
         while queue and room > 0:
             frame = queue[0]
             used = min(room, frame.left)
             frame.left -= used
             room -= used
             if frame.left:
-                return
+                break
             queue.popleft()
             began = max(frame.arrival, free_since.get(user, -math.inf))
             # The next frame heads the queue from this block on if the block has room left
             # for its first octets, else from the next block.
             free_since[user] = end if room == 0 else end - self.period
-            if frame.measured and frame.arrival >= self.count_after:
-                stats.delays.append(PacketDelay(frame.arrival, end - began, end - frame.arrival))
+            stats.deliveries.append((end, user))
+            if frame.measured:
+                completed += 1
+                if frame.arrival >= self.count_after:
+                    stats.delays.append(
+                        PacketDelay(frame.arrival, end - began, end - frame.arrival)
+                    )
+        return self.payload - room, completed
 
 
-def run_busy_cell(seed: int, hours: float = CELL_HOURS) -> CellStats:
-    """Paper 002's busy cell for ``hours`` after the warm-up, drawn from ``seed``."""
+def run_busy_cell(seed: int, hours: float = CELL_HOURS, buffer: int | None = None) -> CellStats:
+    """Paper 002's busy cell for ``hours`` after the warm-up, drawn from ``seed``. With a
+    ``buffer`` (octets per user at the BSS) the FTP files go under TCP's window, which the
+    buffer's discards halve; without, they pour in at the Gb rate and nothing is lost."""
     rng = random.Random(seed)
-    arrivals = busy_cell_arrivals(WARM_UP + hours * HOUR, random.Random(rng.getrandbits(64)))
-    return BlockScheduler(count_after=WARM_UP).run(arrivals, rng)
+    horizon = WARM_UP + hours * HOUR
+    sources = random.Random(rng.getrandbits(64))
+    arrivals = busy_cell_arrivals(horizon, sources, closed_loop=buffer is not None)
+    return BlockScheduler(count_after=WARM_UP, buffer=buffer).run(arrivals, rng)
+
+
+# --- uplink access (constants above) -----------------------------------------------------------
+
+
+@dataclass
+class AccessStats:
+    """What uplink access cost the bursts: the delay until a grant, and the failures."""
+
+    delays: list[float] = field(default_factory=list)
+    failed: int = 0
+    attempts: int = 0
+    collisions: int = 0
+
+    @property
+    def failure_ratio(self) -> float:
+        total = len(self.delays) + self.failed
+        return self.failed / total if total else 0.0
+
+
+def uplink_bursts(deliveries: Sequence[tuple[float, int]]) -> list[tuple[float, int]]:
+    """One ACK burst per two frames delivered to a user (delayed ACKs), at the second."""
+    count: dict[int, int] = {}
+    out = []
+    for t, user in sorted(deliveries):
+        count[user] = count.get(user, 0) + 1
+        if count[user] % 2 == 0:
+            out.append((t, user))
+    return out
+
+
+def random_access(
+    bursts: Sequence[tuple[float, int]], rng: random.Random, prach_blocks: int
+) -> AccessStats:
+    """Slotted ALOHA of ``bursts`` (time, user) over the access slots of ``prach_blocks``:
+    each try picks one of the next ``TX_INTEGER`` slots; two tries in one slot both fail
+    (no capture); a failed try is repeated ``AGN_WAIT`` later, unless that passes
+    ``ACCESS_BUDGET`` from the first, when the burst is lost."""
+    if prach_blocks not in ACCESS_SLOTS:
+        raise UsageError(f"prach_blocks must be one of {sorted(ACCESS_SLOTS)}")
+    per, span = ACCESS_SLOTS[prach_blocks]
+    slot = span / per
+    stats = AccessStats()
+    tries: list[tuple[int, int, float]] = []  # (slot index, burst, first try's time)
+
+    def schedule(t: float, burst: int, first: float) -> None:
+        stats.attempts += 1
+        heapq.heappush(tries, (math.ceil(t / slot) + rng.randrange(TX_INTEGER), burst, first))
+
+    for n, (t, _) in enumerate(bursts):
+        schedule(t, n, t)
+    while tries:
+        index = tries[0][0]
+        same = []
+        while tries and tries[0][0] == index:
+            same.append(heapq.heappop(tries))
+        at = index * slot
+        if len(same) == 1:
+            stats.delays.append(at + GRANT_DELAY - same[0][2])
+            continue
+        stats.collisions += len(same)
+        for _, burst, first in same:
+            if at + AGN_WAIT - first > ACCESS_BUDGET:
+                stats.failed += 1
+            else:
+                schedule(at + AGN_WAIT, burst, first)
+    return stats
 
 
 # --- the empirical delay ------------------------------------------------------------------------
@@ -344,7 +565,7 @@ def histogram_of(samples: Sequence[float], width: float = BLOCK_PERIOD) -> Histo
     return HistogramDelay(edges, counts)
 
 
-@functools.lru_cache(maxsize=4)
-def emergent_cell(seed: int) -> CellStats:
-    """The busy cell's run for ``seed``, computed once per process."""
-    return run_busy_cell(seed)
+@functools.lru_cache(maxsize=8)
+def emergent_cell(seed: int, buffer: int | None = None) -> CellStats:
+    """The busy cell's run for ``seed`` (and ``buffer``), computed once per process."""
+    return run_busy_cell(seed, buffer=buffer)

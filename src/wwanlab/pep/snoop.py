@@ -15,6 +15,14 @@ two processes of the Snoop paper:
 | data more than ``WINDOW`` away from any seen | forward, nothing kept (forged?) |
 | no data (pure ACK, SYN) | forward |
 
+An out-of-order segment (new to the cache, but below data already seen) has two
+readings, chosen by ``out_of_order``: ``"new"`` caches it as new data, so a duplicate
+ACK for it draws a local resend, as paper 002 IV.2 says its agent did ("with the
+arrival of the first DUPACK, the Snoop agent retransmits"); ``"sender"`` marks it
+sender-resent, as the Snoop paper (Balakrishnan et al. 1995, section 3.1, case 3: "lost
+earlier due to congestion ... or delivered out of order"), so its duplicate ACKs go on
+to the sender.
+
 ``snoop_ack`` (an acknowledgement from the mobile toward the fixed host):
 
 | the ACK | action |
@@ -45,6 +53,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from wwanlab.core.errors import UsageError
 from wwanlab.sim.ipv4 import PROTO_TCP, PacketError, parse_ipv4
 from wwanlab.tcp.errors import MalformedSegment
 from wwanlab.tcp.segment import ACK, FIN, RST, SYN, Segment, decode_segment
@@ -56,6 +65,8 @@ MAX_RTO = 60.0  # s (RFC 6298 2.5)
 ALPHA, BETA = 1 / 8, 1 / 4  # RFC 6298 2.3
 WINDOW = 1 << 20  # octets around the data seen that a host's segment may plausibly be in
 MAX_LOCAL_RESENDS = 4  # local tries of one segment before the agent leaves it to the sender
+
+OUT_OF_ORDER_RULES = ("new", "sender")  # paper 002 IV.2; Balakrishnan et al. 1995
 
 FlowKey = tuple[str, int, str, int]  # fixed host address and port, mobile address and port
 
@@ -108,9 +119,19 @@ class SnoopStats:
 class SnoopAgent:
     """Snoop for every TCP connection to an address in ``mobiles``."""
 
-    def __init__(self, mobiles: set[str] | frozenset[str], *, min_rto: float = MIN_RTO) -> None:
+    def __init__(
+        self,
+        mobiles: set[str] | frozenset[str],
+        *,
+        min_rto: float = MIN_RTO,
+        out_of_order: str = "new",
+    ) -> None:
+        if out_of_order not in OUT_OF_ORDER_RULES:
+            known = ", ".join(OUT_OF_ORDER_RULES)
+            raise UsageError(f"unknown out-of-order rule {out_of_order!r} (known: {known})")
         self.mobiles = frozenset(mobiles)
         self.min_rto = min_rto
+        self.out_of_order = out_of_order
         self.stats = SnoopStats()
         self._flows: dict[FlowKey, _Flow] = {}
         self._out: list[bytes] = []
@@ -165,6 +186,7 @@ class SnoopAgent:
         if seg.flags & FIN:
             flow.fins += 1
         end = (seg.seq + length) % SEQ_MOD
+        reordered = flow.sent_end is not None and _after(flow.sent_end, end)
         if flow.sent_end is None or _after(end, flow.sent_end):
             flow.sent_end = end
         if flow.last_ack is not None and not _after(end, flow.last_ack):
@@ -174,7 +196,8 @@ class SnoopAgent:
             cached.sender_resent = True
             cached.packet = packet
             return True
-        flow.cache[seg.seq] = _Cached(packet, end, now)
+        resent = reordered and self.out_of_order == "sender"
+        flow.cache[seg.seq] = _Cached(packet, end, now, sender_resent=resent)
         self.stats.data_segments += 1
         if flow.deadline is None:
             flow.deadline = now + flow.rto

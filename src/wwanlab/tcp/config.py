@@ -26,7 +26,7 @@ class InitialWindow(Enum):
     RFC3390 = "rfc3390"  # RFC 3390 1: min(4*MSS, max(2*MSS, 4380))
     RFC6928 = "rfc6928"  # RFC 6928 2: min(10*MSS, max(2*MSS, 14600))
     ONE = "one"  # RFC 2581 3.1 / RFC 5681 3.1: 1 segment (pre-RFC 3390 stacks)
-    TWO = "two"  # RFC 2581 3.1: at most 2 segments (Windows 2000, below)
+    TWO = "two"  # RFC 2581 3.1's upper bound, 2 segments (Windows 2000; ns-2's windowInit_)
 
 
 DEFAULT_MSS = 536  # RFC 9293 3.7.1: send MSS assumed when the peer sends no MSS option
@@ -70,6 +70,14 @@ WIN2000_CONNECT_RETRIES = 2  # TcpMaxConnectRetransmissions: default 2
 # retransmission time the registry lets Windows be given.
 WIN2000_LOWEST_RTT = 0.3  # s: TcpInitialRtt's valid range starts at 300 ms (KB 170359)
 
+# ns-2's Agent/TCP defaults (tcl/lib/ns-default.tcl, ns-2.35; the comments there date
+# each change), as its Reno agent (tcp/tcp-reno.cc) used them:
+NS2_WINDOW = 20  # window_: packets the receiver's window allows
+NS2_TCP_TICK = 0.01  # s, tcpTick_ (0.1 before 2002/03/07): the RTT timer's granularity
+NS2_MIN_RTO = 0.2  # s, minrto_ (since 2004/10/14)
+NS2_RTO_INITIAL = 3.0  # s, rtxcur_init_ (since 2006/01/21)
+NS2_MAX_RTO = 60.0  # s, maxrto_ (since 2007/03/28, after RFC 2988)
+
 
 @dataclass(frozen=True, slots=True)
 class TcpConfig:
@@ -104,6 +112,10 @@ class TcpConfig:
     fixed_window: int = 0  # bytes: cwnd from the start and always (0: congestion control)
     pacing_bps: float = 0.0  # IP bits/s: data segments leave one segment time apart
     probe_on_timeout: bool = False  # at RTO expiry ask the receiver before resending
+    # Reno only: no fast retransmit after a timeout until an ACK covers more than the
+    # data sent before it (ns-2's bugFix_, tcp-reno.cc dupack_action; RFC 6582 3.2's
+    # "recover" check, which NewReno always makes)
+    reno_recover: bool = False
 
     def __post_init__(self) -> None:
         if not 88 <= self.mss <= 65495:
@@ -173,6 +185,28 @@ class TcpConfig:
             rto_min=rto_min,
             max_retries=WIN2000_DATA_RETRIES,
             syn_retries=WIN2000_CONNECT_RETRIES,
+        )
+        return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
+
+    @classmethod
+    def ns2_reno(cls, mss: int, **overrides: object) -> "TcpConfig":
+        """ns-2's Reno agent with its default sink: the ``recover`` guard after a timeout
+        (bugFix_ true), window_ 20 packets, windowInit_ 2, tcpTick_ 10 ms, minrto_,
+        rtxcur_init_ and maxrto_ as ``NS2_*``; an ACK per segment (Agent/TCPSink does
+        not delay), window growth counted per ACK, and one new segment per early
+        duplicate ACK (singledup_ 1, RFC 3042). maxburst_ 0 sets no burst limit, as here."""
+        base = cls(
+            Variant.RENO,
+            mss=mss,
+            initial_window=InitialWindow.TWO,
+            receive_buffer=NS2_WINDOW * mss,
+            byte_counting=False,
+            delayed_ack=False,
+            rto_initial=NS2_RTO_INITIAL,
+            rto_min=NS2_MIN_RTO,
+            rto_max=NS2_MAX_RTO,
+            clock_granularity=NS2_TCP_TICK,
+            reno_recover=True,
         )
         return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
 

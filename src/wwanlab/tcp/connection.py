@@ -175,6 +175,7 @@ class TcpConnection:
         self.in_recovery = False
         self.recovery_point = self.iss  # RFC 6582 "recover", RFC 6675 "RecoveryPoint"
         self._timer_driven_until = self.iss  # retransmissions below it follow an RTO
+        self._after_timeout = False  # the last congestion response was an RTO's
         self._recovery_start = 0.0
         self._first_partial = True
         self.high_rxt = self.iss  # RFC 6675 "HighRxt"
@@ -386,6 +387,7 @@ class TcpConnection:
         self._exit_recovery(now)
         self.recovery_point = self.snd_max  # RFC 6582 3.2 step 4, RFC 6675 5.1
         self._timer_driven_until = self.snd_max  # resending this much is the timer's doing
+        self._after_timeout = True
         self.dupacks = 0
         self._bytes_acked = 0
         self.rto.backoff()  # RFC 6298 5.5
@@ -794,8 +796,12 @@ class TcpConnection:
             allowed = self.snd_una >= self.recovery_point  # RFC 6675 5.1
         else:
             trigger = self.dupacks == self.config.dup_thresh
-            # RFC 6582 3.2 step 2: only if the ACK covers more than "recover".
-            allowed = variant is Variant.RENO or self.snd_una > self.recovery_point
+            # RFC 6582 3.2 step 2: only if the ACK covers more than "recover"; Reno
+            # checks it only after a timeout, and only when asked (ns-2's bugFix_)
+            guarded = variant is not Variant.RENO or (
+                self.config.reno_recover and self._after_timeout
+            )
+            allowed = not guarded or self.snd_una > self.recovery_point
         if trigger and allowed:
             self._enter_recovery(now)
 
@@ -809,6 +815,7 @@ class TcpConnection:
         self._first_partial = True
         self.recovery_point = self.snd_max
         self._timer_driven_until = self.snd_una  # from here on, resending is data-driven
+        self._after_timeout = False
         self.stats.fast_retransmits += 1
         end = min(self.snd_una + smss, self._send_end)
         if self.variant is Variant.SACK:

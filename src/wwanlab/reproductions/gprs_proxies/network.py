@@ -20,7 +20,9 @@ import dataclasses
 import functools
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from wwanlab.core.events import Event
 from wwanlab.energy import RadioLog
@@ -63,6 +65,16 @@ CELLS = {
 }
 CELL_SEED = 2003  # the emergent cell's seed: one cell run serves every download
 
+# The Internet between the FH and the GGSN (paper 002 III: Gaussian delay, mean 100 ms):
+# "gaussian" draws each packet's delay on its own, so packets overtake one another (the
+# internet-gprs-2002 preset); "paced" first puts the FH's segments on its access line at
+# SERVER_BPS, so back-to-back segments leave spaced, then draws the same delay; "fifo"
+# paces and keeps the order: one path of FIFO queues cannot reorder (Bennett, Partridge,
+# Shectman, IEEE/ACM ToN 7(6), 1999: reordering comes from parallel paths inside routers)
+# and closely spaced packets see nearly the same queueing delay (Bolot, SIGCOMM 1993).
+INTERNETS = ("gaussian", "paced", "fifo")
+SERVER_BPS = 1_544_000  # the FH's access line: a T1 (ANSI T1.403 DS1), assumed for 2002
+
 
 @functools.lru_cache(maxsize=4)
 def emergent_service(cell_seed: int) -> HistogramDelay:
@@ -71,10 +83,19 @@ def emergent_service(cell_seed: int) -> HistogramDelay:
     return histogram_of(emergent_cell(cell_seed).services())
 
 
-def radio(cell: str, direction: str, *, llc_ack: bool, cell_seed: int = CELL_SEED) -> Direction:
-    """One direction of ``cell``'s radio; both directions behave alike (presets' assumption)."""
+def radio(
+    cell: str,
+    direction: str,
+    *,
+    llc_ack: bool,
+    cell_seed: int = CELL_SEED,
+    options: Mapping[str, Any] | None = None,
+) -> Direction:
+    """One direction of ``cell``'s radio; both directions behave alike (presets' assumption).
+    ``options`` switch the given cells' radio phenomena (``Preset.with_options``)."""
     if CELLS[cell] != "emergent":
-        return get_preset(CELLS[cell] + ("-llc-ack" if llc_ack else "")).build(direction)
+        preset = get_preset(CELLS[cell] + ("-llc-ack" if llc_ack else ""))
+        return (preset.with_options(**options) if options else preset).build(direction)
     return Direction(gprs_radio_stages(emergent_service(cell_seed), GPRS_BUSY.per, llc_ack))
 
 
@@ -113,9 +134,67 @@ class RttMeter:
                     self.samples.append((now, now - sent))
 
 
-def reno_2002() -> TcpConfig:
-    """TCP Reno with MSS 430 (paper 002 III, Table 1); the rest the RFCs' defaults."""
-    return TcpConfig.for_variant("reno", mss=GPRS_MSS)
+def reno_2002(*, recover: bool = False) -> TcpConfig:
+    """TCP Reno with MSS 430 (paper 002 III, Table 1); the rest the RFCs' defaults;
+    ``recover``: no fast retransmit after a timeout until new data is acknowledged (the
+    guard of ns-2's Reno, ``TcpConfig.reno_recover``)."""
+    return TcpConfig.for_variant("reno", mss=GPRS_MSS, reno_recover=recover)
+
+
+def internet(kind: str, direction: str) -> Direction:
+    """One direction of the Internet of ``INTERNETS``; only the FH's side is paced."""
+    if kind not in INTERNETS:
+        raise ValueError(f"unknown Internet {kind!r} (known: {', '.join(INTERNETS)})")
+    net = get_preset("internet-gprs-2002").build(direction)
+    if kind == "gaussian":
+        return net
+    paced = [Rate(SERVER_BPS)] if direction == "down" else []
+    return Direction(paced + net.stages, fifo=kind == "fifo")
+
+
+class ReorderMeter:
+    """Which of the FH's data segments, sent once, reach the GGSN after a later one."""
+
+    def __init__(self) -> None:
+        self._base: int | None = None  # the first data segment's sequence number
+        self._sent: dict[int, int] = {}  # offset -> times the FH sent it
+        self._arrived: list[int] = []  # offsets in order of arrival at the GGSN
+
+    def _offset(self, packet: bytes) -> int | None:
+        seq = _data_seq(packet, FH_IP)
+        if seq is None:
+            return None
+        if self._base is None:
+            self._base = seq
+        return (seq - self._base) % (1 << 32)
+
+    def at_fh(self, now: float, packet: bytes) -> None:
+        offset = self._offset(packet)
+        if offset is not None:
+            self._sent[offset] = self._sent.get(offset, 0) + 1
+
+    def at_ggsn(self, now: float, packet: bytes) -> None:
+        offset = self._offset(packet)
+        if offset is not None:
+            self._arrived.append(offset)
+
+    def counts(self) -> tuple[int, int]:
+        """(segments sent once, of them overtaken by a later one)."""
+        once = [q for q in self._arrived if self._sent.get(q) == 1]
+        late, highest = 0, -1
+        for q in once:
+            if q < highest:
+                late += 1
+            highest = max(highest, q)
+        return len(once), late
+
+
+def _data_seq(packet: bytes, src: str) -> int | None:
+    ip, payload = parse_ipv4(packet, verify=False)
+    if ip.protocol != PROTO_TCP or ip.src != src:
+        return None
+    seg = decode_segment(payload)
+    return seg.seq if seg.payload else None
 
 
 @dataclass(frozen=True)
@@ -129,6 +208,14 @@ class Download:
     proxy_data_driven: int = 0
     proxy_timer_driven: int = 0
     rtt_samples: list[tuple[float, float]] = field(default_factory=list)  # (time, RTT) at FH
+    radio_packets: int = 0  # IP packets offered to the radio, both directions
+    radio_lost: int = 0  # of them, lost on the radio (after LLC's retries, if on)
+    once: int = 0  # FH data segments sent once (that reached the GGSN)
+    reordered: int = 0  # of them, reaching the GGSN after a later segment
+
+    @property
+    def radio_loss_pct(self) -> float:
+        return 100 * self.radio_lost / self.radio_packets if self.radio_packets else math.nan
 
     @property
     def throughput_kbps(self) -> float:
@@ -150,9 +237,14 @@ def download(
     rtt: bool = False,
     cell_seed: int = CELL_SEED,
     radio_log: RadioLog | None = None,
+    net_kind: str = "gaussian",
+    out_of_order: str = "new",
+    radio_options: Mapping[str, Any] | None = None,
 ) -> Download:
-    """Download the file over ``cell`` (one of ``CELLS``) with ``proxy`` at the SGSN;
-    ``radio_log`` (for ``MH_IP``), if given, records the mobile's own packets."""
+    """Download the file over ``cell`` (one of ``CELLS``) with ``proxy`` at the SGSN,
+    across the Internet ``net_kind`` (``INTERNETS``); a Snoop agent reads out-of-order
+    segments by ``out_of_order`` (``wwanlab.pep.snoop``); ``radio_log`` (for ``MH_IP``),
+    if given, records the mobile's own packets."""
     if cell not in CELLS:
         raise ValueError(f"unknown cell {cell!r} (known: {', '.join(CELLS)})")
     if proxy not in PROXIES:
@@ -164,18 +256,20 @@ def download(
     ggsn = net.add_router("ggsn")
     sgsn = net.add_router("sgsn")
     bss = net.add_router("bss")
-    internet = get_preset("internet-gprs-2002")
-    net.connect(fh, ggsn, internet.build("down"), internet.build("up"), mtu=MTU)
+    net.connect(fh, ggsn, internet(net_kind, "down"), internet(net_kind, "up"), mtu=MTU)
     core = GGSN_SGSN_BPS
     net.connect(ggsn, sgsn, Direction([Rate(core)]), Direction([Rate(core)]), mtu=MTU)
     edge = SGSN_BSS_BPS
     net.connect(sgsn, bss, Direction([Rate(edge)]), Direction([Rate(edge)]), mtu=MTU)
-    down, up = (radio(cell, d, llc_ack=llc_ack, cell_seed=cell_seed) for d in ("down", "up"))
-    net.connect(bss, mh, down, up, mtu=MTU)
+    down, up = (
+        radio(cell, d, llc_ack=llc_ack, cell_seed=cell_seed, options=radio_options)
+        for d in ("down", "up")
+    )
+    air = net.connect(bss, mh, down, up, mtu=MTU)
 
     agent: SnoopAgent | SplitProxy | None = None
     if proxy == "snoop":
-        agent = SnoopAgent({MH_IP})
+        agent = SnoopAgent({MH_IP}, out_of_order=out_of_order)
     elif proxy == "split":
         agent = SplitProxy({MH_IP}, config, config, net.kernel.stream("tcp", "proxy"))
     if agent is not None:
@@ -183,6 +277,9 @@ def download(
 
     if radio_log is not None:
         mh.taps.append(radio_log.tap)
+    order = ReorderMeter()
+    fh.taps.append(order.at_fh)
+    ggsn.taps.append(order.at_ggsn)
     meter = RttMeter() if rtt else None
     if meter is not None:
         fh.taps.append(meter.tap)
@@ -210,7 +307,18 @@ def download(
     complete = bool(done) and received == data  # every byte, once, in order
     seconds = done[0] if complete else math.nan
     samples = meter.samples if meter is not None else []
-    result = Download(complete, seconds, sender.stats(conn), rtt_samples=samples)
+    counters = [channel.stats for channel in air.channels]
+    once, late = order.counts()
+    result = Download(
+        complete,
+        seconds,
+        sender.stats(conn),
+        rtt_samples=samples,
+        radio_packets=sum(c.sent_packets for c in counters),
+        radio_lost=sum(c.dropped_packets for c in counters),
+        once=once,
+        reordered=late,
+    )
     if isinstance(agent, SnoopAgent):
         s = agent.stats
         return _with(result, s.data_segments, s.data_driven, s.timer_driven)
