@@ -148,3 +148,5 @@ def test_command_line_errors(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--server 'example.org' is not HOST:PORT" in bad.stderr
     allow = run("server", "--key", str(key), "--allow", "ten")
     assert allow.returncode == 2 and "--allow 'ten' is not an IP network" in allow.stderr
+    credit = run("client", "--server", "127.0.0.1:9", "--key", str(key), "--credit", "100")
+    assert credit.returncode == 2 and "--credit 100 outside 1431..65535 octets" in credit.stderr

@@ -6,13 +6,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wwanlab.core.errors import UsageError
-from wwanlab.tunnel.frames import MAX_DATA, MAX_HOST, Frame, FrameError, Kind, Refusal, decode
+from wwanlab.tunnel.frames import (
+    DEFLATE,
+    MAX_DATA,
+    MAX_HOST,
+    Frame,
+    FrameError,
+    Kind,
+    Refusal,
+    decode,
+)
 from wwanlab.tunnel.policy import parse_networks, permitted
 
 
 def test_exact_bytes() -> None:
-    assert Frame(Kind.OPEN, 1, host="example.org", port=443).encode() == (
-        b"\x01\x00\x00\x00\x01\x01\xbbexample.org"
+    assert Frame(Kind.OPEN, 1, host="example.org", port=443, flags=DEFLATE).encode() == (
+        b"\x01\x00\x00\x00\x01\x01\xbb\x01example.org"
     )
     assert Frame(Kind.DATA, 3, b"hi").encode() == b"\x04\x00\x00\x00\x03hi"
     refused = Frame(Kind.REFUSED, 5, b"10.0.0.1", refusal=Refusal.POLICY)
@@ -39,10 +48,11 @@ def test_round_trip(kind: Kind, stream: int, data: bytes) -> None:
         (b"\x04\x00\x00\x00\x00x", "stream 0"),
         (b"\x04\x00\x00\x00\x01", "DATA of 0 octets"),
         (b"\x04\x00\x00\x00\x01" + bytes(MAX_DATA + 1), f"DATA of {MAX_DATA + 1} octets"),
-        (b"\x01\x00\x00\x00\x01\x00\x50", "destination of 0 octets"),
-        (b"\x01\x00\x00\x00\x01\x00\x50" + b"a" * (MAX_HOST + 1), "destination of 254"),
-        (b"\x01\x00\x00\x00\x01\x00\x00host", "port 0"),
-        (b"\x01\x00\x00\x00\x01\x00\x50\xff", "not UTF-8"),
+        (b"\x01\x00\x00\x00\x01\x00\x50\x00", "destination of 0 octets"),
+        (b"\x01\x00\x00\x00\x01\x00\x50\x00" + b"a" * (MAX_HOST + 1), "destination of 254"),
+        (b"\x01\x00\x00\x00\x01\x00\x00\x00host", "port 0"),
+        (b"\x01\x00\x00\x00\x01\x00\x50\x00\xff", "not UTF-8"),
+        (b"\x01\x00\x00\x00\x01\x00\x50\x02host", "unknown flags 0x02"),
         (b"\x03\x00\x00\x00\x01", "without a code"),
         (b"\x03\x00\x00\x00\x01\x63", "unknown refusal 99"),
         (b"\x05\x00\x00\x00\x01x", "CLOSE with 1 octets"),

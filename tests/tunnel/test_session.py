@@ -2,16 +2,23 @@
 what does not authenticate creates no state and gets no answer."""
 
 import random
+import zlib
 
 from wwanlab.core.pair import SERVER_ADDR, Pair
-from wwanlab.tunnel.frames import Refusal
-from wwanlab.tunnel.seal import Association, Keys
+from wwanlab.transports.udp_gprs import UdpGprsChannel
+from wwanlab.tunnel.frames import DEFLATE, Frame, Kind, Refusal
+from wwanlab.tunnel.seal import Association, Keys, client_pair
 from wwanlab.tunnel.session import (
+    CHANNEL_CONFIG,
+    MAX_INFLATE,
     OpenRequested,
+    SealedChannel,
     StreamClosed,
     StreamData,
     StreamOpened,
     StreamRefused,
+    StreamReset,
+    Streams,
     TunnelClient,
     TunnelFailed,
     TunnelServer,
@@ -19,6 +26,7 @@ from wwanlab.tunnel.session import (
 
 KEYS = Keys.from_psk(bytes(range(32)))
 WALL = 1_765_000_000.0
+A = Association(1_765_000_000, 1)
 
 
 def tunnel(*, loss: float = 0.0, seed: int = 1) -> Pair:
@@ -130,3 +138,34 @@ def test_replayed_and_stale_associations_are_refused() -> None:
     server.receive_datagram(d2, ("192.0.2.9", 4001), 5.6)  # the one before it, replayed
     assert server.rejected["association"] == 3
     assert server.associations[KEYS.key_id] == Association.of(d3)
+
+
+def test_compressed_streams_carry_fewer_octets_and_the_same_data() -> None:
+    text = b"<p>the same markup again and again</p>\n" * 2000  # 78,000 octets of HTML
+    crossed = {}
+    for compress in (True, False):
+        pair = tunnel()
+        client = pair.client
+        assert isinstance(client, TunnelClient)
+        client.open_stream("example.org", 80, 0.0, compress=compress)
+        client.send(1, b"GET / HTTP/1.0\r\n\r\n", 0.0)
+        pair.run(until=1.0)
+        serve(pair, text)
+        pair.run(until=60.0)
+        got = b"".join(e.data for e in pair.client_events if isinstance(e, StreamData))
+        assert got == text
+        crossed[compress] = sum(len(s.data) for s in pair.sent("server"))
+    assert crossed[True] < crossed[False] / 20
+
+
+def test_a_deflate_bomb_or_garbage_resets_only_its_stream() -> None:
+    server = Streams(SealedChannel(UdpGprsChannel.server(CHANNEL_CONFIG), *client_pair(KEYS, A)))
+    events = server._frame(Frame(Kind.OPEN, 1, host="h", port=80, flags=DEFLATE), 0.0)
+    assert events == [OpenRequested(1, b"", "h", 80)]
+    bomb = zlib.compressobj(9, zlib.DEFLATED, -15)
+    data = bomb.compress(bytes(MAX_INFLATE + 1)) + bomb.flush(zlib.Z_SYNC_FLUSH)
+    assert len(data) < 2000
+    assert server._frame(Frame(Kind.DATA, 1, data), 0.0) == [StreamReset(1)]
+    server._frame(Frame(Kind.OPEN, 3, host="h", port=80, flags=DEFLATE), 0.0)
+    assert server._frame(Frame(Kind.DATA, 3, b"\xff\xff\xff"), 0.0) == [StreamReset(3)]
+    assert not server.failed and server.open == set()

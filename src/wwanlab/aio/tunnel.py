@@ -12,6 +12,7 @@ over the air. Both sides stop reading a TCP socket while the channel holds more 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import ipaddress
 import logging
 import random
@@ -28,6 +29,7 @@ from wwanlab.tunnel.frames import MAX_DATA, Refusal
 from wwanlab.tunnel.policy import IpNetwork, permitted
 from wwanlab.tunnel.seal import Keys
 from wwanlab.tunnel.session import (
+    CHANNEL_CONFIG,
     OpenRequested,
     StreamClosed,
     StreamData,
@@ -45,6 +47,7 @@ BACKLOG = 64  # fragments unacknowledged on a channel before TCP reading pauses 
 CONNECT_TIMEOUT = 20.0  # s: name resolution plus TCP connect at the server
 PENDING_LIMIT = 256 * 1024  # octets a stream may carry before its connection is made
 MAX_HEAD = 64 * 1024  # octets of an HTTP proxy request head
+UNCOMPRESSED_PORTS = frozenset({443, 853, 993, 995})  # TLS: HTTPS, DNS, IMAP, POP3
 
 
 async def _drain_channel(unacknowledged: Callable[[], int]) -> None:
@@ -212,8 +215,14 @@ class _Local:
 class TunnelClientProxy:
     """The client end: SOCKS5 and HTTP proxies on loopback, one channel to the server."""
 
-    def __init__(self, server: Address, keys: Keys) -> None:
-        self.endpoint = TunnelClient(server, keys, random.SystemRandom(), time.time())
+    def __init__(
+        self, server: Address, keys: Keys, *, compress: bool = True, credit: int | None = None
+    ) -> None:
+        config = CHANNEL_CONFIG
+        if credit is not None:
+            config = dataclasses.replace(config, credit=credit, buffer=max(credit, config.buffer))
+        self.endpoint = TunnelClient(server, keys, random.SystemRandom(), time.time(), config)
+        self.compress = compress
         self.locals: dict[int, _Local] = {}
         self._driver: UdpDriver | None = None
         self._servers: list[asyncio.Server] = []
@@ -277,7 +286,9 @@ class TunnelClientProxy:
             del self.locals[event.stream]
 
     async def _open(self, host: str, port: int, writer: asyncio.StreamWriter) -> int:
-        stream = self.endpoint.open_stream(host, port, self._now())
+        # TLS (443) is ciphertext already: compressing it costs time and saves nothing
+        compress = self.compress and port not in UNCOMPRESSED_PORTS
+        stream = self.endpoint.open_stream(host, port, self._now(), compress=compress)
         opened = asyncio.get_running_loop().create_future()
         self.locals[stream] = _Local(opened, writer)
         assert self._driver is not None

@@ -13,8 +13,10 @@ import typer
 from wwanlab.aio.tunnel import TunnelClientProxy, TunnelServerProxy
 from wwanlab.cli.gateway import parse_address
 from wwanlab.core.errors import UsageError
+from wwanlab.transports.udp_gprs.packet import MAX_CREDIT
 from wwanlab.tunnel.policy import parse_networks
 from wwanlab.tunnel.seal import Keys, new_key_file, read_key_file
+from wwanlab.tunnel.session import CHANNEL_CONFIG
 
 KeyOption = Annotated[Path, typer.Option("--key", help="Pre-shared key file (tunnel keygen).")]
 
@@ -80,13 +82,30 @@ def register(app: typer.Typer) -> None:
         http: Annotated[str, typer.Option(help="ADDR:PORT of the HTTP proxy.")] = (
             "127.0.0.1:8118"
         ),
+        compress: Annotated[
+            bool,
+            typer.Option(help="Compress each stream (DEFLATE; never on TLS ports)."),
+        ] = True,
+        credit: Annotated[
+            int | None,
+            typer.Option(
+                help="Octets the server may have in flight to us (default: a GPRS 3+1 "
+                "link's, 5914; up to 65535 on a faster link).",
+            ),
+        ] = None,
     ) -> None:
         """Offer SOCKS5 and HTTP proxies here, carried to the server over one channel."""
         peer = parse_address("--server", server)
         if peer[1] == 0:
             raise UsageError(f"--server {server!r} needs a port")
         socks_at, http_at = parse_address("--socks", socks), parse_address("--http", http)
-        proxy = TunnelClientProxy(peer, Keys.from_psk(read_key_file(key)))
+        if credit is not None and not CHANNEL_CONFIG.max_datagram <= credit <= MAX_CREDIT:
+            raise UsageError(
+                f"--credit {credit} outside {CHANNEL_CONFIG.max_datagram}..{MAX_CREDIT} octets"
+            )
+        proxy = TunnelClientProxy(
+            peer, Keys.from_psk(read_key_file(key)), compress=compress, credit=credit
+        )
 
         async def main() -> None:
             bound = await proxy.start(socks_at, http_at)

@@ -7,9 +7,12 @@ length it reads. Layout (big-endian)::
 
     type      1 octet   Kind
     stream    4 octets  chosen by the client, odd numbers from 1
-    OPEN      port (2), then the destination host as UTF-8 (1..MAX_HOST octets): a
-              name (resolved by the server: the client resolves nothing over the air,
-              paper 003 4.2.2's DNS boosting) or an IP literal
+    OPEN      port (2), flags (1), then the destination host as UTF-8 (1..MAX_HOST
+              octets): a name (resolved by the server: the client resolves nothing over
+              the air, paper 003 4.2.2's DNS boosting) or an IP literal. Flag DEFLATE:
+              both ends send this stream's octets compressed (paper 003 4.1.1's lossless
+              compression, as one raw DEFLATE stream per direction, RFC 1951, flushed at
+              every frame so nothing waits for more data)
     OPENED    nothing
     REFUSED   a Refusal code (1), then a UTF-8 explanation
     DATA      the stream's octets (1..MAX_DATA)
@@ -27,6 +30,7 @@ from wwanlab.core.errors import WwanlabError
 MAX_HOST = 253  # RFC 1035 2.3.4: a domain name's text is at most 253 octets
 MAX_DATA = 16 * 1024  # octets of one DATA frame: small enough to interleave streams
 MAX_STREAM = 2**32 - 1
+DEFLATE = 0x01  # OPEN flag
 
 
 class Kind(IntEnum):
@@ -58,6 +62,7 @@ class Frame:
     data: bytes = b""  # DATA's octets, REFUSED's explanation
     host: str = ""  # OPEN only
     port: int = 0  # OPEN only
+    flags: int = 0  # OPEN only
     refusal: Refusal | None = None  # REFUSED only
 
     def encode(self) -> bytes:
@@ -68,7 +73,7 @@ class Frame:
             host = self.host.encode("utf-8")
             if not 0 < len(host) <= MAX_HOST or not 0 < self.port < 65536:
                 raise ValueError(f"bad destination {self.host!r}:{self.port}")
-            return head + self.port.to_bytes(2, "big") + host
+            return head + self.port.to_bytes(2, "big") + bytes([self.flags]) + host
         if self.kind is Kind.REFUSED:
             assert self.refusal is not None
             return head + bytes([self.refusal]) + self.data
@@ -90,16 +95,18 @@ def decode(message: bytes) -> Frame:
         raise FrameError("stream 0")
     body = message[5:]
     if kind is Kind.OPEN:
-        if not 2 < len(body) <= 2 + MAX_HOST:
-            raise FrameError(f"OPEN with a destination of {len(body) - 2} octets")
-        port = int.from_bytes(body[:2], "big")
+        if not 3 < len(body) <= 3 + MAX_HOST:
+            raise FrameError(f"OPEN with a destination of {max(len(body) - 3, 0)} octets")
+        port, flags = int.from_bytes(body[:2], "big"), body[2]
         try:
-            host = body[2:].decode("utf-8")
+            host = body[3:].decode("utf-8")
         except UnicodeDecodeError:
             raise FrameError("OPEN with a host name that is not UTF-8") from None
         if port == 0:
             raise FrameError("OPEN to port 0")
-        return Frame(kind, stream, host=host, port=port)
+        if flags & ~DEFLATE:
+            raise FrameError(f"OPEN with unknown flags {flags:#04x}")
+        return Frame(kind, stream, host=host, port=port, flags=flags)
     if kind is Kind.REFUSED:
         if not body:
             raise FrameError("REFUSED without a code")

@@ -19,6 +19,7 @@ holds the stream OPEN at once; the side that sent it holds it OPENING::
 from __future__ import annotations
 
 import random
+import zlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
@@ -26,7 +27,15 @@ from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.transports.channel import ChannelFailed, MessageChannel, MessageReceived
 from wwanlab.transports.udp_gprs import UdpGprsChannel, UdpGprsConfig
-from wwanlab.tunnel.frames import MAX_DATA, Frame, FrameError, Kind, Refusal, decode
+from wwanlab.tunnel.frames import (
+    DEFLATE,
+    MAX_DATA,
+    Frame,
+    FrameError,
+    Kind,
+    Refusal,
+    decode,
+)
 from wwanlab.tunnel.seal import (
     HEADER_LEN,
     MAX_DATAGRAM,
@@ -43,6 +52,8 @@ from wwanlab.tunnel.seal import (
 
 SEEN_ASSOCIATIONS = 64  # ours: a key's past associations remembered (restarts per MAX_SKEW)
 MAX_STREAMS = 256  # ours: open streams per client (a browser opens tens at most)
+MAX_INFLATE = 64 * MAX_DATA  # octets one DATA frame may inflate to: a bomb's bound
+DEFLATE_INPUT = MAX_DATA - 64  # octets per compressed frame: incompressible ones grow by 5
 CHANNEL_CONFIG = UdpGprsConfig(max_datagram=MAX_DATAGRAM - HEADER_LEN - TAG_LEN)
 
 
@@ -127,6 +138,29 @@ class SealedChannel:
         return self.channel.next_event()
 
 
+class Deflate:
+    """A stream's two raw DEFLATE streams (RFC 1951): ours, flushed at every frame, and
+    the peer's, inflated with a bound per frame."""
+
+    def __init__(self) -> None:
+        self._out = zlib.compressobj(6, zlib.DEFLATED, -15)
+        self._in = zlib.decompressobj(-15)
+
+    def compress(self, data: bytes) -> bytes:
+        return self._out.compress(data) + self._out.flush(zlib.Z_SYNC_FLUSH)
+
+    def inflate(self, data: bytes) -> bytes:
+        """The octets ``data`` stands for; ``FrameError`` past ``MAX_INFLATE`` or for
+        data that is not DEFLATE."""
+        try:
+            out = self._in.decompress(data, MAX_INFLATE)
+        except zlib.error as e:
+            raise FrameError(f"DATA that does not inflate: {e}") from None
+        if self._in.unconsumed_tail:
+            raise FrameError(f"DATA that inflates past {MAX_INFLATE} octets")
+        return out
+
+
 @dataclass
 class Streams:
     """One side's streams on one channel: frames in, events out."""
@@ -135,11 +169,22 @@ class Streams:
     client: bytes = b""
     opening: set[int] = field(default_factory=set)
     open: set[int] = field(default_factory=set)
+    deflate: dict[int, Deflate] = field(default_factory=dict)
     failed: bool = False
 
     def send(self, frame: Frame, now: float) -> None:
         if not self.failed:
             self.channel.send_message(frame.encode(), now)
+
+    def send_data(self, stream: int, data: bytes, now: float) -> None:
+        """``data`` on ``stream`` as DATA frames (compressed where the stream is)."""
+        codec = self.deflate.get(stream)
+        step = MAX_DATA if codec is None else DEFLATE_INPUT
+        for i in range(0, len(data), step):
+            piece = data[i : i + step]
+            if codec is not None:
+                piece = codec.compress(piece)
+            self.send(Frame(Kind.DATA, stream, piece), now)
 
     def events(self) -> list[Event]:
         """Everything the channel delivered since the last call, as stream events."""
@@ -157,11 +202,13 @@ class Streams:
     def forget(self, stream: int) -> None:
         self.opening.discard(stream)
         self.open.discard(stream)
+        self.deflate.pop(stream, None)
 
     def _fail(self, reason: str) -> TunnelFailed:
         self.failed = True
         self.opening.clear()
         self.open.clear()
+        self.deflate.clear()
         return TunnelFailed(reason, self.client)
 
     def _frame(self, f: Frame, now: float) -> list[Event]:
@@ -173,6 +220,8 @@ class Streams:
                 self.send(Frame(Kind.REFUSED, s, b"too many streams", refusal=Refusal.LIMIT), now)
                 return []
             self.open.add(s)  # the opener may send at once: data rides behind its OPEN
+            if f.flags & DEFLATE:
+                self.deflate[s] = Deflate()
             return [OpenRequested(s, c, f.host, f.port)]
         if s not in self.open and s not in self.opening:
             return []  # a frame that crossed our RESET: nothing left to tell
@@ -188,7 +237,16 @@ class Streams:
             self.forget(s)
             return [StreamReset(s, c)]
         if f.kind is Kind.DATA and s in self.open:
-            return [StreamData(s, c, f.data)]
+            codec = self.deflate.get(s)
+            if codec is None:
+                return [StreamData(s, c, f.data)]
+            try:
+                data = codec.inflate(f.data)
+            except FrameError:
+                self.forget(s)
+                self.send(Frame(Kind.RESET, s), now)
+                return [StreamReset(s, c)]
+            return [StreamData(s, c, data)] if data else []
         if f.kind is Kind.CLOSE and s in self.open:
             return [StreamClosed(s, c)]
         self.forget(s)
@@ -200,22 +258,34 @@ class TunnelClient:
     """The mobile's end: one sealed UDP-GPRS channel to ``server``; a sans-IO endpoint
     with the commands ``open_stream``, ``send``, ``close`` and ``reset``."""
 
-    def __init__(self, server: Address, keys: Keys, rng: random.Random, wall: float) -> None:
+    def __init__(
+        self,
+        server: Address,
+        keys: Keys,
+        rng: random.Random,
+        wall: float,
+        config: UdpGprsConfig = CHANNEL_CONFIG,
+    ) -> None:
         sealer, opener = client_pair(keys, Association.new(wall, rng.getrandbits(32)))
-        channel = UdpGprsChannel.client(server, rng, CHANNEL_CONFIG)
+        channel = UdpGprsChannel.client(server, rng, config)
         self.streams = Streams(SealedChannel(channel, sealer, opener))
         self._next_stream = 1
         self._events: list[Event] = []
 
-    def open_stream(self, host: str, port: int, now: float) -> int:
+    def open_stream(self, host: str, port: int, now: float, *, compress: bool = True) -> int:
+        """A new stream to ``host``:``port``, its octets compressed both ways unless
+        ``compress`` is off (for content already compressed, such as TLS)."""
         stream = self._next_stream
         self._next_stream += 2
         self.streams.opening.add(stream)
-        self.streams.send(Frame(Kind.OPEN, stream, host=host, port=port), now)
+        if compress:
+            self.streams.deflate[stream] = Deflate()
+        flags = DEFLATE if compress else 0
+        self.streams.send(Frame(Kind.OPEN, stream, host=host, port=port, flags=flags), now)
         return stream
 
     def send(self, stream: int, data: bytes, now: float) -> None:
-        send_data(self.streams, stream, data, now)
+        self.streams.send_data(stream, data, now)
 
     def close(self, stream: int, now: float) -> None:
         self.streams.send(Frame(Kind.CLOSE, stream), now)
@@ -248,12 +318,6 @@ class TunnelClient:
     def next_event(self) -> Event | None:
         self._events += self.streams.events()
         return self._events.pop(0) if self._events else None
-
-
-def send_data(streams: Streams, stream: int, data: bytes, now: float) -> None:
-    """``data`` on ``stream`` as DATA frames of at most ``MAX_DATA`` octets."""
-    for i in range(0, len(data), MAX_DATA):
-        streams.send(Frame(Kind.DATA, stream, data[i : i + MAX_DATA]), now)
 
 
 class TunnelServer:
@@ -339,7 +403,7 @@ class TunnelServer:
         streams.send(Frame(Kind.REFUSED, stream, why.encode()[:200], refusal=refusal), now)
 
     def send(self, client: bytes, stream: int, data: bytes, now: float) -> None:
-        send_data(self.clients[client], stream, data, now)
+        self.clients[client].send_data(stream, data, now)
 
     def close(self, client: bytes, stream: int, now: float) -> None:
         self.clients[client].send(Frame(Kind.CLOSE, stream), now)
