@@ -51,8 +51,10 @@ from wwanlab.core.errors import UsageError
 from wwanlab.emu.link import EmulatedLink
 from wwanlab.experiments.scenario import Row
 from wwanlab.link.presets import get_preset
+from wwanlab.transports.udp_gprs.packet import MAX_CREDIT
 from wwanlab.tunnel.policy import parse_networks
 from wwanlab.tunnel.seal import Keys, new_key_file, read_key_file
+from wwanlab.tunnel.session import CHANNEL_CONFIG
 from wwanlab.web.page import Page
 from wwanlab.web.pages import page_for
 
@@ -72,6 +74,7 @@ class PagesConfig:
     reps: int = 3
     seed: int = 0
     check_bodies: bool = False
+    tunnel_credit: int | None = None  # the tunnel client's --credit (None: its default)
 
     def __post_init__(self) -> None:
         for link in self.links:
@@ -83,6 +86,11 @@ class PagesConfig:
             raise UsageError(f"unknown case {unknown[0]!r} (known: {', '.join(CASES)})")
         if self.reps < 1:
             raise UsageError("--reps must be at least 1")
+        credit = self.tunnel_credit
+        if credit is not None and not CHANNEL_CONFIG.max_datagram <= credit <= MAX_CREDIT:
+            raise UsageError(
+                f"--tunnel-credit {credit} outside {CHANNEL_CONFIG.max_datagram}..{MAX_CREDIT}"
+            )
 
 
 QUICK = PagesConfig(links=("gprs-one-user", "ref-10m-50ms"), pages=("mail",), reps=2)
@@ -175,7 +183,9 @@ async def _servers(key_file: Path, cases: Sequence[str]) -> AsyncIterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def _proxy(case: str, link: EmulatedLink, key_file: Path) -> AsyncIterator[str | None]:
+async def _proxy(
+    case: str, link: EmulatedLink, key_file: Path, credit: int | None
+) -> AsyncIterator[str | None]:
     """The case's client end inside ``link``; the browser's proxy URL (None: direct)."""
     if case == "direct":
         yield None
@@ -185,6 +195,8 @@ async def _proxy(case: str, link: EmulatedLink, key_file: Path) -> AsyncIterator
             "--server", f"{TUNNEL_ADDRESS}:{TUNNEL_PORT}", "--key", str(key_file),
             "--socks", f"127.0.0.1:{SOCKS_PORT}", "--http", "127.0.0.1:8118",
         ]  # fmt: skip
+        if credit is not None:
+            argv += ["--credit", str(credit)]
         async with running(argv, "socks5 proxy on", spawner=link.spawn):
             yield f"socks5://127.0.0.1:{SOCKS_PORT}"
     else:
@@ -207,7 +219,7 @@ async def _one_run(
 ) -> list[Row]:
     async with (
         EmulatedLink(link_name, seed=config.seed + rep) as link,
-        _proxy(case, link, key_file) as proxy,
+        _proxy(case, link, key_file, config.tunnel_credit) as proxy,
     ):
         with tempfile.TemporaryDirectory() as profile:
             browser = await Browser.start(link.spawn, command(Path(profile), proxy=proxy))
@@ -299,6 +311,7 @@ def main(argv: Sequence[str]) -> None:
         int(raw["reps"]),
         int(raw["seed"]),
         bool(raw["check_bodies"]),
+        raw["tunnel_credit"],
     )
     rows = asyncio.run(_worker(config))
     json.dump(rows, sys.stdout)

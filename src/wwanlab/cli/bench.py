@@ -218,6 +218,10 @@ def register(app: typer.Typer) -> None:
             str, typer.Option("--cases", help="Comma-separated: direct, kcptun, tunnel.")
         ] = ",".join(CASES),
         reps: Annotated[int | None, typer.Option("--reps", help="Runs of each case.")] = None,
+        tunnel_credit: Annotated[
+            int | None,
+            typer.Option("--tunnel-credit", help="The tunnel client's --credit (octets)."),
+        ] = None,
         seed: SeedOption = 0,
         json: JsonOption = False,
     ) -> None:
@@ -230,6 +234,7 @@ def register(app: typer.Typer) -> None:
             tuple(cases.split(",")),
             base.reps if reps is None else reps,
             seed,
+            tunnel_credit=tunnel_credit,
         )
         check_before_work(out=out)
         started = time.time()
