@@ -47,7 +47,7 @@ def test_bad_configuration_is_refused() -> None:
         PagesConfig(("gprs-one-user",), ("mail",), ("quic",))
     with pytest.raises(UsageError, match="--reps must be at least 1"):
         PagesConfig(("gprs-one-user",), ("mail",), reps=0)
-    with pytest.raises(UsageError, match="--tunnel-credit 70000 outside 1431..65535"):
+    with pytest.raises(UsageError, match=r"--tunnel-credit 70000 outside 1431\.\.65535"):
         PagesConfig(("gprs-one-user",), ("mail",), tunnel_credit=70_000)
 
 
