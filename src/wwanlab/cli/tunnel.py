@@ -89,8 +89,8 @@ def register(app: typer.Typer) -> None:
         credit: Annotated[
             int | None,
             typer.Option(
-                help="Octets the server may have in flight to us (default: a GPRS 3+1 "
-                "link's, 5914; up to 65535 on a faster link).",
+                help="Octets the server may have in flight to us (default 65535, the most; "
+                "lower it to keep a slow link's buffer short).",
             ),
         ] = None,
     ) -> None:
