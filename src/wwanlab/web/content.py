@@ -130,13 +130,15 @@ def revisit(
     edit_fraction: float = EDIT_FRACTION,
     replaced: float = REVISIT_REPLACED,
     aliased: float = REVISIT_ALIASED,
+    changed: float | None = None,
 ) -> Page:
     """``page`` some minutes later. The HTML is always edited; ``ceil(edited * n)`` of the
     other n fixed-fidelity objects get ``edit_fraction`` of their bytes rewritten in
     place; ``ceil(replaced * m)`` of the m embedded objects are replaced by new ones
     under new URLs; ``ceil(aliased * m)`` others are embedded a second time under a URL
-    with a query string, same bytes; the rest are byte for byte the same. Works on
-    unencoded pages (compress after revisiting)."""
+    with a query string, same bytes; the rest are byte for byte the same. Edited and
+    replaced static objects get ``changed`` as their modification time (web.cache) when
+    given. Works on unencoded pages (compress after revisiting)."""
     if any(o.encoding != IDENTITY for o in [page.main, *page.objects]):
         raise ValueError("revisit a page before compressing it")
     count = len(page.objects)
@@ -152,11 +154,11 @@ def revisit(
     objects: list[WebObject] = []
     for i, obj in enumerate(page.objects):
         if i in replacing:
-            new = _replacement(obj, rng)
+            new = _stamped(_replacement(obj, rng), changed)
             changes[obj.url] = [new.url]
             objects.append(new)
             continue
-        current = _edit(obj, edit_fraction, rng) if i in editing else obj
+        current = _stamped(_edit(obj, edit_fraction, rng), changed) if i in editing else obj
         objects.append(current)
         if i in aliasing:
             alias = replace(current, url=_with_query(obj.url, rng))
@@ -165,6 +167,13 @@ def revisit(
     html = rewrite(page.main.body, page.main.url, changes)
     main = _edit(replace(page.main, body=html), edit_fraction, rng)
     return Page(page.name, main, tuple(objects))
+
+
+def _stamped(obj: WebObject, changed: float | None) -> WebObject:
+    """``obj`` modified at ``changed`` if it is static content and a time is given."""
+    if changed is None or obj.modified is None:
+        return obj
+    return replace(obj, modified=changed)
 
 
 def _with_query(url: str, rng: random.Random) -> str:
