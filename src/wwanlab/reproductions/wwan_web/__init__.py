@@ -26,6 +26,7 @@ from wwanlab.reproductions.wwan_web import band, figures, runs, tables
 from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import published as P
 from wwanlab.reproductions.wwan_web.configs import CONFIGS
+from wwanlab.reproductions.wwan_web.on_paper import on_paper
 from wwanlab.reproductions.wwan_web.plan import Plan, make_plan, split_cell
 from wwanlab.reproductions.wwan_web.results import Results, results
 
@@ -316,5 +317,6 @@ register(
         paper=PAPER,
         title="Web browsing over a WWAN: every optimization of paper 003",
         body=body,
+        on_paper=on_paper,
     )
 )
