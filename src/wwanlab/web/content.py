@@ -118,6 +118,7 @@ EDIT_FRACTION = 0.03  # of an edited object's bytes rewritten ("a few percent")
 EDIT_RUN = (8, 40)  # characters per edit: a word to a headline
 REVISIT_REPLACED = 0.05  # of embedded objects: new URL, new bytes (a rotated ad, a new photo)
 REVISIT_ALIASED = 0.05  # of embedded objects: also embedded under a second URL, same bytes
+REVISIT_AFTER = 600.0  # s from the end of the first visit to the revisit: "within minutes"
 EDITABLE = re.compile(rb"[A-Za-z0-9 ]{8,}")  # runs of words; entities and markup untouched
 TAG = re.compile(rb"<[^>]*>")
 
@@ -273,5 +274,7 @@ ASSUMPTIONS = [
     f"A revisit edits the HTML and {REVISIT_EDITED:.0%} of the other text objects "
     f"({EDIT_FRACTION:.0%} of their bytes, runs of {EDIT_RUN[0]}-{EDIT_RUN[1]} characters), "
     f"replaces {REVISIT_REPLACED:.0%} of the objects and aliases {REVISIT_ALIASED:.0%} under "
-    "a second URL (section 4.1.3 names incremental change and response aliasing, no shares).",
+    "a second URL (section 4.1.3 names incremental change and response aliasing, no shares); "
+    f"it comes {REVISIT_AFTER / 60:g} minutes after the first visit ended (section 2.2: CNN "
+    "'changes within minutes'), its changes made half-way between.",
 ]
