@@ -22,7 +22,7 @@ from wwanlab.experiments.reproduction import (
 )
 from wwanlab.experiments.scenario import Parameter, Row, Scenario, experiment_kind
 from wwanlab.report import Figure, Params, ReportPage, Table, Text
-from wwanlab.reproductions.wwan_web import band, figures, runs, tables
+from wwanlab.reproductions.wwan_web import ablation, band, figures, runs, tables, why
 from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import published as P
 from wwanlab.reproductions.wwan_web.configs import CONFIGS
@@ -118,18 +118,25 @@ def ftp_scenario(p: Plan, quick: bool) -> Scenario:
 def page_claims(
     r: Results, table3: dict[str, P.Compressibility], sites: tuple[str, ...]
 ) -> list[Claim]:
-    """Every claim the page downloads and FTP transfers test."""
+    """Every claim the page downloads and FTP transfers test, each miss explained by
+    its mechanism and the ablation's runs (``why``, ``ablation``)."""
+    judges: dict[str, ablation.Judge] = {
+        "throughput": lambda x: C.throughput_claim(
+            x, tuple(s for s in sites if x.get(C.GPRS, s, "default"))
+        ),
+        "idle": C.idle_claim,
+        "compression": lambda x: C.compression_claim(x, table3),
+        "pipelining": C.pipelining_claim,
+        "connections": C.connections_claim,
+        "dns": C.dns_claim,
+        "transport": C.transport_claim,
+        "dual": C.dual_claim,
+        "all": C.all_claim,
+        "mismatch": C.mismatch_claim,
+    }
     return [
-        C.throughput_claim(r, sites),
-        C.idle_claim(r),
-        C.compression_claim(r, table3),
-        C.pipelining_claim(r),
-        C.connections_claim(r),
-        C.dns_claim(r),
-        C.transport_claim(r),
-        C.dual_claim(r),
-        C.all_claim(r),
-        C.mismatch_claim(r),
+        ablation.explain(judge(r), judge, r, ablation.SWITCHES, why.MECHANISMS[key])
+        for key, judge in judges.items()
     ]
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.reproductions.wwan_web import published as P
+from wwanlab.reproductions.wwan_web.ablation import measured_cells
 from wwanlab.reproductions.wwan_web.band import BAND_CONFIGS, VARIANTS, link_name
 from wwanlab.reproductions.wwan_web.configs import CONFIGS, Config
 
@@ -45,7 +46,7 @@ def make_plan(quick: bool, sites: tuple[str, ...], available: Callable[[Config],
     """Table 1's ``sites`` (the full run: all ten) with the default browser on GPRS; the
     four sites of Tables 3-9 in every ``available`` configuration; the four on the other
     links with the default browser (Table 11); the band's cells on each of its links
-    (``band``). The quick run leaves out Table 1's other
+    (``band``); the ablation's cells (``ablation``). The quick run leaves out Table 1's other
     six sites, Figure 5's 5, 7, 10, 15 and 20 connections and the band, and repeats
     three times (their intervals are wide: a first look only)."""
     table1 = P.SITES4 if quick else sites
@@ -58,6 +59,7 @@ def make_plan(quick: bool, sites: tuple[str, ...], available: Callable[[Config],
     band = [c for c in BAND_CONFIGS if c in ("default", *configs)]
     for key in () if quick else VARIANTS:
         cells += [cell(link_name(key), s, c) for s in P.SITES4 for c in band]
+    cells += [cell(*c) for c in measured_cells(P.SITES4)]
     return Plan(
         tuple(cells),
         QUICK_REPETITIONS if quick else REPETITIONS,
