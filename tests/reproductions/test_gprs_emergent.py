@@ -5,27 +5,33 @@ import statistics
 
 import pytest
 
-from wwanlab.link import BernoulliLoss, HistogramDelay, LinkArq, ServiceTime
+from wwanlab.link import HistogramDelay
 from wwanlab.link.gprs_cell import emergent_cell
-from wwanlab.link.presets import GPRS_BUSY, LLC_ACK_WAIT
+from wwanlab.link.gprs_radio import GprsRadioStage
+from wwanlab.link.presets import GPRS_BUSY, GPRS_REFERENCE_PACKET, LLC_ACK_WAIT
 from wwanlab.reproductions.gprs_proxies.network import download, radio
 
 SEED = 2003
 
 
 def test_the_radio_serves_packets_in_the_emergent_cells_ftp_service_times() -> None:
-    service, loss = radio("busy-emergent", "down", llc_ack=False, cell_seed=SEED).stages
-    assert isinstance(service, ServiceTime) and isinstance(service.service, HistogramDelay)
+    (stage,) = radio("busy-emergent", "down", llc_ack=False, cell_seed=SEED).stages
+    assert isinstance(stage, GprsRadioStage)
+    model = stage.model
+    assert isinstance(model.service, HistogramDelay) and model.rate_bps is None
     measured = statistics.fmean(emergent_cell(SEED).services())
-    assert service.service.mean == pytest.approx(measured, abs=1e-3)
-    assert isinstance(loss, BernoulliLoss) and loss.p == GPRS_BUSY.per  # the paper's PER
+    assert model.service.mean == pytest.approx(measured, abs=1e-3)
+    assert model.per == GPRS_BUSY.per and model.tries == 1  # the paper's PER, no LLC resend
 
 
 def test_an_llc_retransmission_costs_the_ack_wait_plus_another_emergent_draw() -> None:
-    service, arq = radio("busy-emergent", "up", llc_ack=True, cell_seed=SEED).stages
-    assert isinstance(service, ServiceTime) and isinstance(arq, LinkArq)
-    assert arq.max_retransmissions == 2
-    assert arq.per_try_delay.mean == pytest.approx(LLC_ACK_WAIT + service.service.mean, abs=1e-3)
+    (stage,) = radio("busy-emergent", "up", llc_ack=True, cell_seed=SEED).stages
+    assert isinstance(stage, GprsRadioStage)
+    model = stage.model
+    assert model.tries == 3 and model.llc_retry == "air"
+    assert model.service is not None
+    retry = model.retry_mean(GPRS_REFERENCE_PACKET)
+    assert retry == pytest.approx(LLC_ACK_WAIT + model.service.mean, abs=1e-9)
 
 
 def test_a_download_over_the_emergent_cell_delivers_the_whole_file() -> None:

@@ -38,24 +38,24 @@ SERIAL_LINK = BulkLink(9600, 0.0, 100, loss=0.05, overhead_bytes=8, bits_per_byt
 
 GOLDEN = {
     "probe:serial-9k6": "251481b017a8714a567aab83127a92430a2e6ad9df684d1f25e6f30b74ae7122",
-    "probe:gprs-one-user": "b73b7ea6ec0d31ad74ed4a19876e10b52a92fa992685843251da4aed2f398ef9",
-    "probe:gprs-busy": "f68f84e5977cae51752119ce4f15f273444a201c44d04fba96022d4da21b0955",
+    "probe:gprs-one-user": "5bca9a26d2d9f5bee722693e1f4940d6f83f2f88b7dba1e0d0b42b87391c1b97",
+    "probe:gprs-busy": "2ac398fefa99ba777eced38ef8d52188852b50d110849f30cefd7417205dd1d8",
     "probe:gprs-one-user-llc-ack": (
-        "e295b05f45ecd7b0230b51f9f41fa15a1225f5c30094b0a9d72bb298ef108e53"
+        "7b005d7a4e8591ec23da9e7cec4c7bafbb899ffd0eec80ab514b97f6ad4112a6"
     ),
-    "probe:gprs-busy-llc-ack": "ad01b4cf319ba6b8a0a20a1c5c640cac15c52f950866f3cf99a5897bc7758ec3",
+    "probe:gprs-busy-llc-ack": "301d96f21ea99a2850c46f394edb5975f8d454e6aad94b340d6d40706d870091",
     "probe:gprs-radio-one-user": (
-        "4ffc6f30ed51592db580eb4fb4787fa523bed69468f1bb09a43c55532baf08fd"
+        "e3bc8f79d19532f18a1ed45112ae2160cda99df72bd0a2a285f5852d78b5639f"
     ),
-    "probe:gprs-radio-busy": "2430af23b7f3c5b868ce24cd1cfc17b61dc295d252931dc00813ef7165ac1c7c",
+    "probe:gprs-radio-busy": "7c88a32b06a5dcc3a25e2cae87d14940a57308cb531010cf4014f0eb195f60d9",
     "probe:gprs-radio-one-user-llc-ack": (
-        "7ebe90033357898c21c9ba7b2ed2c9afc840d7f2ec1e711246f00865b729ab99"
+        "e1911ee690e29247a979bae723508e0717ba01f5b52261855b2ff61427583d6a"
     ),
     "probe:gprs-radio-busy-llc-ack": (
-        "c52580cb94688d912befb45455629176de4c6c4447da0b1338d63aaedb842a29"
+        "a876e7ef424f6ba88cc7a57f4d2d40ec9d2d1c13edcad01d2fa852fa3d720007"
     ),
     "probe:internet-gprs-2002": "bbcac9412495ce4c607899a2e818c526ce97a24c7bec941605f73d190a7ff54b",
-    "probe:gprs-3plus1": "c4ef01aa0ab71d6ee4328c66917a0f08623e1acbf6b6bfca0962bed0a3fdedfd",
+    "probe:gprs-3plus1": "ad28b52e3428fa48b027867f1c793266bb46df0e5e6614bd356319e492170f9b",
     "probe:cdma-1x": "bd0e82322595f8ad90979c3a2ccec1f2d470e0b93c996327784e44f37e7cb8c0",
     "probe:dialup-56k": "efbfdd872a99c6f371263b15dc0dd15912bdfb85eb120c04c39f95220f1c8539",
     "probe:vdeldrop": "4dc93678739b810a490ca7035a7e7e1b1bebf440159ca04b9260ea2f7beaf992",
@@ -70,9 +70,9 @@ GOLDEN = {
     "bulk:sack": "c4d618c7b8888e305e61651e4716a072bfe15aa5113d87a6358413cba55e663e",
     "bulk:newreno": "38009ca66b587e88e1de1f06d63265d7763eb7496099ced9ec418b947784dfe8",
     "bulk:serial-reno": "d84184ec3939c2a462adc98ec2279c897061d9f16f067944ef3d4bf63a7360c5",
-    "gprs-proxies:none": "e3ab68d51720ffb4f2b44fed3454e8771a9b2de323eaa4c85a88f797eadf5c39",
-    "gprs-proxies:snoop": "a456d071599d4f3c7f8c33fccd537148a8b421b8aa8127fd38941eb44e4c341c",
-    "gprs-proxies:split": "63d481b2bb18aeeec096bb9d4a0ba86ca7b8897f6eec101dfbe904a9180f8136",
+    "gprs-proxies:none": "98e47a2c4c0e512878f54cf4facb36fa65e38563d5a4f91fd7450982f7b75ce7",
+    "gprs-proxies:snoop": "2b3f4f70ecbbbe59b8edf3ca6f9d968d42069e02f32ba5f221f114cbf5596ecc",
+    "gprs-proxies:split": "084b800363bc8359d275dca327cf87cd10ac356233563697c6bdcab2cc328784",
 }
 
 

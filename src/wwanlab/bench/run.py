@@ -32,6 +32,7 @@ from wwanlab.core.errors import UsageError
 from wwanlab.core.rng import derive_seed
 from wwanlab.experiments.scenario import Row
 from wwanlab.experiments.transfers import file_bytes
+from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import Preset
 from wwanlab.link.rate import Rate, ServiceTime, TraceRate
 
@@ -79,7 +80,8 @@ async def loopback(seed: int) -> AsyncIterator[BenchLink]:
 def capacity_bps(preset: Preset) -> float:
     """C: the downward IP rate in bit/s for full-MTU packets, at the slowest stage: a
     ``Rate`` charges serialization plus framing, a ``ServiceTime`` (the GPRS radio of
-    paper 002) one mean service time whatever the size. NaN for a trace link."""
+    paper 002's service-time cells) one mean service time whatever the size, a
+    ``GprsRadioStage`` its frame at the radio's rate. NaN for a trace link."""
     rates = []
     for stage in preset.build("down").stages:
         if isinstance(stage, Rate):
@@ -87,6 +89,8 @@ def capacity_bps(preset: Preset) -> float:
             rates.append(octets * preset.mtu / (preset.mtu + stage.overhead_bytes) * 8)
         elif isinstance(stage, ServiceTime):
             rates.append(preset.mtu * 8 / stage.service.mean)
+        elif isinstance(stage, GprsRadioStage):
+            rates.append(preset.mtu * 8 / stage.serialization(preset.mtu))
         elif isinstance(stage, TraceRate):
             return math.nan
     return min(rates, default=math.nan)

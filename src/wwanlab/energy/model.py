@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from wwanlab.core.errors import UsageError
+from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import GPRS_REFERENCE_PACKET
 from wwanlab.link.rate import Rate, ServiceTime
 
@@ -91,7 +92,8 @@ def on_line(up: Iterable[object], down: Iterable[object]) -> Airtime:
     ``Rate``; on a ``ServiceTime`` (the GPRS radio) the packet's share of the mean service
     time of the presets' reference packet, i.e. its size at the radio's rate (an ACK
     does not hold the radio as long as a full segment; the rest of the service time is
-    waiting for the cell's scheduler)."""
+    waiting for the cell's scheduler); on a ``GprsRadioStage`` its frame at the radio's
+    rate (the latency and the TBF set-up are not airtime)."""
     stages = {"tx": list(up), "rx": list(down)}
 
     @functools.cache
@@ -102,6 +104,8 @@ def on_line(up: Iterable[object], down: Iterable[object]) -> Airtime:
                 busy += stage.serialization(size)
             elif isinstance(stage, ServiceTime):
                 busy += stage.service.mean * size / GPRS_REFERENCE_PACKET
+            elif isinstance(stage, GprsRadioStage):
+                busy += stage.serialization(size)
         return busy
 
     return airtime

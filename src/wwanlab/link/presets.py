@@ -12,23 +12,25 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wwanlab.core.errors import UsageError
 from wwanlab.link import checks
-from wwanlab.link.arq import LinkArq
 from wwanlab.link.base import Direction, Stage
 from wwanlab.link.delay import (
     ConstantDelay,
     DelayDistribution,
+    DelaySum,
     TruncatedNormalDelay,
     UniformDelay,
 )
+from wwanlab.link.gprs_cell import CS2_RATE_BPS, LLC_OVERHEAD, PDCHS
+from wwanlab.link.gprs_radio import MULTIFRAME_51, T3182, Outages, RadioModel
 from wwanlab.link.loss import BernoulliLoss, OnOffLoss, PhaseLength
 from wwanlab.link.queue import DropTailQueue
-from wwanlab.link.rate import Rate, ServiceTime
+from wwanlab.link.rate import Rate
 
 DIRECTIONS = ("down", "up")
 
@@ -52,8 +54,8 @@ class Plan:
     fifo: bool = True
 
 
-PlanFn = Callable[[str, float | None], Plan]
-"""(direction, loss override or None) -> a fresh plan."""
+PlanFn = Callable[..., Plan]
+"""(direction, loss override or None, **options) -> a fresh plan."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,10 @@ class Preset:
     plan: PlanFn = field(repr=False, compare=False)
     loss: float | None = None
     """A loss override set by ``with_loss``; None keeps the paper's value."""
+    switches: dict[str, str] = field(default_factory=dict, compare=False)
+    """The options ``with_options`` accepts, each with what it does."""
+    options: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The options set by ``with_options``, passed to ``plan``."""
 
     def build(self, direction: str, *, loss: float | None = None) -> Direction:
         """A fresh ``Direction`` for ``"down"`` or ``"up"``, with its own stage state."""
@@ -79,6 +85,18 @@ class Preset:
     def with_loss(self, p: float) -> "Preset":
         """The same link with its loss knob set to ``p``."""
         return dataclasses.replace(self, loss=checks.probability("loss", p))
+
+    def with_options(self, **options: Any) -> "Preset":
+        """The same link with some phenomena switched (``switches`` lists them), named
+        ``name[key=value,...]``; e.g. ``get_preset("gprs-one-user").with_options(tbf=False)``."""
+        unknown = sorted(set(options) - set(self.switches))
+        if unknown:
+            known = ", ".join(self.switches) or "none"
+            raise UsageError(f"preset {self.name!r} has no option {unknown[0]!r} (known: {known})")
+        merged = {**self.options, **options}
+        base = self.name.split("[", 1)[0]
+        label = ",".join(f"{k}={v}" for k, v in sorted(merged.items()))
+        return dataclasses.replace(self, name=f"{base}[{label}]", options=merged)
 
     @functools.cached_property
     def configured(self) -> dict[str, dict[str, Any]]:
@@ -93,6 +111,8 @@ class Preset:
             "mtu": self.mtu,
             "loss_knob": self.loss_knob,
             "loss_override": self.loss,
+            "options": dict(self.options),
+            "switches": dict(self.switches),
             "configured": self.configured,
             "assumptions": list(self.assumptions),
         }
@@ -102,7 +122,7 @@ class Preset:
             raise UsageError(f"link direction must be 'down' or 'up', got {direction!r}")
         if loss is not None:
             loss = checks.probability("loss", loss)
-        return self.plan(direction, self.loss if loss is None else loss)
+        return self.plan(direction, self.loss if loss is None else loss, **self.options)
 
 
 # --- what a plan configured ------------------------------------------------------------
@@ -241,17 +261,191 @@ class GprsRadio:
 GPRS_ONE_USER = GprsRadio(per=0.005, delay_lo=0.080, delay_hi=0.120)  # paper 002 section V
 GPRS_BUSY = GprsRadio(per=0.023, delay_lo=0.800, delay_hi=2.000)  # paper 002 section IV
 
+# --- the GPRS radio's parameters (the model: wwanlab.link.gprs_radio) ---------------------
+
+GPRS_LLC_BPS = PDCHS * CS2_RATE_BPS  # paper 002 V.1: "12 Kbits/s x 4 PDCHs", 48 kbit/s of LLC
+RACH_WAIT_MAX = 0.3  # s, paper 002 Table 1: "Max. time waiting for random access attempts
+# per frame 0.3 sec"
+AGN_WAIT_MAX = 0.1  # s, paper 002 Table 1: "Max. time waiting for an AGN (access grant
+# notification) 0.1 sec"
+BS_PA_MFRMS = 2  # 3GPP TS 45.002 6.5.6: a mobile in DRX reads its paging block (where the
+# network's IMMEDIATE ASSIGNMENT for a new downlink TBF is sent, TS 44.018 3.5.3) once every
+# BS_PA_MFRMS 51-multiframes, 2 to 9; the smallest is taken
+T3192 = 0.5  # s: the release of a downlink TBF after its last block (TS 44.060 9.3.2.5); the
+# operator default of the Huawei BSC parameter reference (500 ms; range 0-1500 ms)
+T3192_BAND = (0.5, 1.5)  # s: operators' settings 500-1500 ms (GPRS parameter guide: 500 ms
+# terrestrial to 1500 ms satellite-backhauled; BSC reference range up to 1500 ms)
+RESELECTION_OUTAGE = (4.0, 5.0)  # s: a cell reselection in packet transfer mode without
+# NACC interrupts data 4 to 5 s (Alcatel NACC feature description); 3GPP TR 44.901 puts the
+# pre-NACC outage at "a few seconds" and NACC's (Rel-4, after 2003) at 300-700 ms
+RESELECTION_RATE = 1 / 600  # per s, assumed: one reselection per 10 min for a terminal on a
+# desk (ping-pong between cells of similar level); band 0 to 1/120 s
+STALL_RATE = 1 / 600  # per s, assumed: one RLC stall per 10 min; band 0 to 1/120 s
+
+GPRS_SWITCHES = {
+    "tbf": "bool: downlink TBF set-up on an idle downlink (CCCH assignment, up to "
+    f"{BS_PA_MFRMS} 51-multiframes) and its release T3192 after the last block (default on)",
+    "access": "bool: uplink access for every uplink burst: channel request wait up to "
+    f"{RACH_WAIT_MAX} s, then access grant up to {AGN_WAIT_MAX} s (default on)",
+    "overlap": "bool: the radio latency overlaps between packets (default on); off: it "
+    "holds the line, the first presets' serialized radio",
+    "llc_retry": "'air' (default): an LLC resend costs the acknowledgement wait plus one "
+    "frame on the air; 'full-delay': plus a fresh radio latency (the first presets')",
+    "reselection": "bool: cell-reselection outages, "
+    f"{RESELECTION_OUTAGE[0]:g}-{RESELECTION_OUTAGE[1]:g} s, Poisson "
+    f"{RESELECTION_RATE * 3600:g}/h (default off for paper 002's simulated cell, on for "
+    "gprs-3plus1)",
+    "stalls": f"bool: RLC stalls of T3182 = {T3182:g} s, Poisson {STALL_RATE * 3600:g}/h "
+    "(default as reselection)",
+    "t3192": f"float s: the downlink release timer (default {T3192}; band "
+    f"{T3192_BAND[0]}-{T3192_BAND[1]})",
+    "rate_bps": "float: the radio's rate for this user, both directions (default: the preset's)",
+    "buffer_s": "float s or None: the radio buffer as seconds at the rate, drop-tail "
+    "(default: the preset's)",
+}
+"""What ``Preset.with_options`` switches on every GPRS preset; each phenomenon alone."""
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(f"option {name} must be true or false, got {value!r}")
+    return value
+
+
+def uplink_access() -> DelaySum:
+    """An uplink TBF's set-up: the channel request's random wait, then the access grant."""
+    return DelaySum(UniformDelay(0.0, RACH_WAIT_MAX), UniformDelay(0.0, AGN_WAIT_MAX))
+
+
+def downlink_assignment() -> UniformDelay:
+    """A downlink TBF's set-up on an idle mobile: the wait for its paging block."""
+    return UniformDelay(0.0, BS_PA_MFRMS * MULTIFRAME_51)
+
+
+@dataclass(frozen=True)
+class GprsLink:
+    """What one GPRS preset gives its radio; options switch phenomena of it."""
+
+    rate_bps: Mapping[str, float]  # per direction
+    overhead_bytes: int
+    latency: DelayDistribution
+    per: float
+    llc_ack: bool = False
+    buffer_s: float | None = None
+    outages: bool = False
+
+    def model(self, direction: str, loss: float | None, **options: Any) -> RadioModel:
+        o = {
+            "tbf": True,
+            "access": True,
+            "overlap": True,
+            "llc_retry": "air",
+            "reselection": self.outages,
+            "stalls": self.outages,
+            "t3192": T3192,
+            "rate_bps": self.rate_bps[direction],
+            "buffer_s": self.buffer_s,
+            **options,
+        }
+        rate = checks.positive("option rate_bps", o["rate_bps"])
+        setup: DelayDistribution | None = None
+        if direction == "up" and _flag("access", o["access"]):
+            setup = uplink_access()
+        elif direction == "down" and _flag("tbf", o["tbf"]):
+            setup = downlink_assignment()
+        outages = []
+        if _flag("reselection", o["reselection"]):
+            outages.append(
+                Outages("reselection", RESELECTION_RATE, UniformDelay(*RESELECTION_OUTAGE))
+            )
+        if _flag("stalls", o["stalls"]):
+            outages.append(Outages("stall", STALL_RATE, ConstantDelay(T3182)))
+        buffer = None
+        if o["buffer_s"] is not None:
+            buffer = math.ceil(rate * checks.positive("option buffer_s", o["buffer_s"]) / 8)
+        return RadioModel(
+            latency=self.latency,
+            per=self.per if loss is None else loss,
+            rate_bps=rate,
+            overhead_bytes=self.overhead_bytes,
+            llc_ack=self.llc_ack,
+            llc_retry=o["llc_retry"],
+            ack_wait=LLC_ACK_WAIT,
+            max_retransmissions=LLC_MAX_RETRANSMISSIONS,
+            setup=setup,
+            hold=checks.non_negative("option t3192", o["t3192"]) if direction == "down" else 0.0,
+            outages=tuple(outages),
+            buffer_bytes=buffer,
+            overlap=_flag("overlap", o["overlap"]),
+        )
+
+
+def radio_configured(
+    model: RadioModel,
+    extra_losses: Sequence[float] = (),
+    extra_delays: Sequence[DelayDistribution] = (),
+) -> dict[str, Any]:
+    """What a GPRS radio (and the hops behind it) configured; ``delay_ms`` is the
+    steady-state, size-independent delay (the latency), ``setup_ms`` what the first
+    packet after idle adds."""
+    extra: dict[str, Any] = {
+        "frame_loss": model.per,
+        "setup_ms": None if model.setup is None else delay_summary([model.setup]),
+        "release_s": model.hold if model.setup is not None else None,
+        "outages": {
+            o.kind: {"per_hour": o.rate * 3600, "mean_s": o.duration.mean} for o in model.outages
+        },
+        "overlap": model.overlap,
+    }
+    if model.llc_ack:
+        extra["llc_retry"] = model.llc_retry
+        extra["llc_retry_mean_ms"] = round(model.retry_mean(GPRS_REFERENCE_PACKET) * 1000, 3)
+        added = model.mean_added_delay(GPRS_REFERENCE_PACKET)
+        extra["arq_mean_added_delay_ms"] = round(added * 1000, 3) if math.isfinite(added) else None
+    queue = None if model.buffer_bytes is None else {"bytes": model.buffer_bytes}
+    return _configured(
+        rate_bps=model.rate_bps,
+        overhead_bytes=model.overhead_bytes,
+        losses=[model.residual_loss, *extra_losses],
+        delays=[model.latency, *extra_delays],
+        queue=queue,
+        **extra,
+    )
+
+
+def _paper_002_link(radio: GprsRadio, llc_ack: bool) -> GprsLink:
+    """The radio of paper 002: LLC rate of V.1, and the rest of the given IP-packet delay
+    (its range minus the reference packet's frame time) as latency."""
+    frame = (GPRS_REFERENCE_PACKET + LLC_OVERHEAD) * 8 / GPRS_LLC_BPS
+    latency = UniformDelay(radio.delay_lo - frame, radio.delay_hi - frame)
+    bps = {"down": GPRS_LLC_BPS, "up": GPRS_LLC_BPS}
+    return GprsLink(bps, LLC_OVERHEAD, latency, radio.per, llc_ack=llc_ack)
+
+
 _GPRS_ASSUMPTIONS = (
-    "the radio's IP-packet delay (the paper's range) is a service time: the radio "
-    "carries one packet at a time, busy for a delay drawn uniformly from the range. "
-    "The paper publishes only the range, not its LLC frame delay histogram. One "
-    "MSS-sized packet per mean delay gives 470*8/0.1 = 37.6 kbit/s (one user) and "
-    "470*8/1.4 = 2.69 kbit/s (busy), beside the paper's TCP Reno 36.47 and 2.73 kbit/s",
-    "rate_bps is the radio's rate for 470-octet packets (MSS 430 + 40), its service time "
-    "not depending on size",
+    "the radio is a rate plus a latency that overlaps between packets "
+    "(wwanlab.link.gprs_radio): 48 kbit/s of LLC frames (paper V.1: 12 kbit/s x 4 PDCHs), "
+    "10 octets of LLC and SNDCP per IP packet (TS 44.064, TS 44.065), and as latency the "
+    "rest of the paper's IP-packet delay: its range minus the 80 ms a 470-octet packet "
+    "takes at 48 kbit/s, uniform (one user U(0, 40) ms, busy U(720, 1920) ms). The paper "
+    "publishes only the range, not its LLC frame delay histogram",
+    "uplink access for every uplink burst (a packet that finds the uplink queue empty): "
+    "channel request wait U(0, 0.3 s) then access grant U(0, 0.1 s), paper Table 1's "
+    "maxima taken as uniform waits, no collision (grant time-outs are the busy cell's, "
+    "link/gprs_cell.py); the uplink TBF ends when its queue empties (countdown, TS 44.060 "
+    "9.3.1: no extended uplink TBF before Rel-6)",
+    "downlink TBF: set up on an idle downlink by an assignment in the mobile's paging "
+    "block, U(0, 2 x 235 ms) (TS 45.002, BS_PA_MFRMS 2), released T3192 = 0.5 s after "
+    "the last block (operator default; option t3192 for the 0.5-1.5 s band); the paper "
+    "gives neither",
+    "each direction's TBFs are independent: an uplink request piggybacked on a downlink "
+    "TBF's acknowledgement (concurrent TBFs, TS 44.060 8.1.1.1) is not modelled, so "
+    "access is an upper bound; option access=False gives the lower",
+    "no cell reselection and no stalls: the paper simulates one cell; options "
+    "reselection/stalls switch them on",
     "radio loss is independent per IP packet (Bernoulli) at the paper's PER",
-    "the uplink radio (ACKs) behaves as the downlink (same delay range and PER); the "
-    "paper describes only the downlink transfer",
+    "the uplink radio (ACKs) has the downlink's rate, latency and PER; the paper describes "
+    "only the downlink transfer",
     "Internet delay: normal, mean 100 ms (paper), sd 20 ms (assumed), truncated at 0",
     "Internet loss 1%, independent per packet: the paper says only 'less than 1%'. Its "
     "tables bracket it: FH retransmissions minus PER are 0.46% (busy) and 0.91% (one "
@@ -263,9 +457,10 @@ _GPRS_ASSUMPTIONS = (
 )
 
 _LLC_ASSUMPTIONS = (
-    "LLC acknowledged mode: up to 2 retransmissions (paper); each failed try costs the "
-    "acknowledgement wait (0.1 s, Table 1) plus another radio delay drawn from the range; "
-    "retransmissions do not hold the radio for other packets",
+    "LLC acknowledged mode: up to 2 retransmissions (paper); each costs the "
+    "acknowledgement wait (0.1 s, Table 1) plus one more frame on the air at the radio's "
+    "rate (option llc_retry='full-delay': plus a fresh radio latency, the first presets' "
+    "cost); frames are delivered in order",
 )
 
 
@@ -274,48 +469,35 @@ def _internet() -> tuple[list[Stage], list[float], list[DelayDistribution]]:
     return [BernoulliLoss(INTERNET_LOSS), delay], [INTERNET_LOSS], [delay]
 
 
-def _gprs_radio(
-    radio: GprsRadio, loss: float | None, llc_ack: bool
-) -> tuple[list[Stage], list[float], list[DelayDistribution], dict[str, Any]]:
-    service = UniformDelay(radio.delay_lo, radio.delay_hi)
-    retry = UniformDelay(LLC_ACK_WAIT + radio.delay_lo, LLC_ACK_WAIT + radio.delay_hi)
-    return gprs_radio_stages(service, retry, radio.per if loss is None else loss, llc_ack)
+def gprs_radio_stages(service: DelayDistribution, per: float, llc_ack: bool) -> list[Stage]:
+    """A GPRS radio measured as per-packet service times (the emergent busy cell of
+    ``gprs_cell``): frames drawn from ``service``, loss at ``per``, or with LLC
+    acknowledged mode up to 2 resends each costing the acknowledgement wait plus one
+    more service draw on the air."""
+    model = RadioModel(
+        latency=ConstantDelay(0.0),
+        per=per,
+        service=service,
+        llc_ack=llc_ack,
+        ack_wait=LLC_ACK_WAIT,
+        max_retransmissions=LLC_MAX_RETRANSMISSIONS,
+    )
+    return [model.stage()]
 
 
-def gprs_radio_stages(
-    service: DelayDistribution, retry: DelayDistribution, per: float, llc_ack: bool
-) -> tuple[list[Stage], list[float], list[DelayDistribution], dict[str, Any]]:
-    """A GPRS radio direction: a ``service`` time per IP packet, then loss at ``per``, or
-    with LLC acknowledged mode up to 2 retransmissions each costing ``retry``. Also
-    returns its long-run loss, its delays and what else it configured."""
-    extra: dict[str, Any] = {"frame_loss": per}
-    radio_loss: BernoulliLoss | LinkArq = BernoulliLoss(per)
-    residual = per
-    if llc_ack:
-        radio_loss = LinkArq(per, LLC_MAX_RETRANSMISSIONS, retry)
-        residual = per**radio_loss.tries
-        added = radio_loss.mean_added_delay
-        extra["arq_mean_added_delay_ms"] = None if added is None else round(added * 1000, 3)
-    # The radio's rate for the reference packet: its service time does not depend on size.
-    extra["rate_bps"] = GPRS_REFERENCE_PACKET * 8 / service.mean
-    return [ServiceTime(service), radio_loss], [residual], [service], extra
-
-
-def _gprs_plan(radio: GprsRadio, *, llc_ack: bool, internet: bool) -> PlanFn:
-    def plan(direction: str, loss: float | None) -> Plan:
-        radio_stages, losses, delays, extra = _gprs_radio(radio, loss, llc_ack)
+def _gprs_plan(link: GprsLink, *, internet: bool) -> PlanFn:
+    def plan(direction: str, loss: float | None, **options: Any) -> Plan:
+        model = link.model(direction, loss, **options)
+        radio = model.stage()
         if not internet:
-            return Plan(radio_stages, _configured(losses=losses, delays=delays, **extra))
+            return Plan([radio], radio_configured(model))
         net_stages, net_losses, net_delays = _internet()
         core: list[Stage] = [Rate(GGSN_SGSN_BPS), Rate(SGSN_BSS_BPS)]
         if direction == "down":
-            stages = net_stages + core + radio_stages
+            stages = [*net_stages, *core, radio]
         else:
-            stages = radio_stages + core[::-1] + net_stages[::-1]
-        return Plan(
-            stages,
-            _configured(losses=losses + net_losses, delays=delays + net_delays, **extra),
-        )
+            stages = [radio, *core[::-1], *net_stages[::-1]]
+        return Plan(stages, radio_configured(model, net_losses, net_delays))
 
     return plan
 
@@ -338,7 +520,8 @@ def _gprs_preset(
         mtu=1500,
         assumptions=_GPRS_ASSUMPTIONS + (_LLC_ASSUMPTIONS if llc_ack else ()),
         loss_knob="radio packet error rate (PER)" + (" per LLC try" if llc_ack else ""),
-        plan=_gprs_plan(radio, llc_ack=llc_ack, internet=internet),
+        plan=_gprs_plan(_paper_002_link(radio, llc_ack), internet=internet),
+        switches=GPRS_SWITCHES,
     )
 
 
@@ -405,23 +588,43 @@ def _wwan_plan(
 
 _BUFFER_S = WWAN_MAX_RTT - WWAN_MIN_RTT  # 2.4 s of queue at the link rate
 
+GPRS_3PLUS1_LINK = GprsLink(
+    rate_bps={"down": GPRS_3PLUS1_DOWN_BPS, "up": GPRS_3PLUS1_DOWN_BPS / 3},
+    overhead_bytes=0,
+    latency=ConstantDelay(WWAN_MIN_RTT / 2),
+    per=0.0,
+    buffer_s=_BUFFER_S,
+    outages=True,
+)
+
 GPRS_3PLUS1 = Preset(
     name="gprs-3plus1",
-    title="GPRS '3+1' phone on a commercial network: 39.6 kbit/s down",
+    title="GPRS '3+1' phone on a commercial network: 39.6 kbit/s down, TBFs, outages",
     citation=f"{PAPER_003} section 2-3 (testbed, text with Tables 1-2)",
     mtu=1500,
     assumptions=(
         "uplink 13.2 kbit/s: one slot of the '3+1' phone, 39.6/3 (the paper gives only "
         "the downlink)",
-        "constant one-way delay 300 ms, half the paper's lowest WWAN latency (600 ms)",
+        "latency 300 ms each way, half the paper's lowest WWAN latency (600 ms), "
+        "overlapping between packets (wwanlab.link.gprs_radio)",
+        "uplink access for every uplink burst, U(0, 0.3 s) + U(0, 0.1 s), and downlink TBF "
+        "set-up on an idle downlink, U(0, 471 ms), released T3192 = 0.5 s after the last "
+        "block: as gprs-one-user (paper 002 Table 1, TS 45.002, an operator default); the "
+        "paper describes the first packet of a burst (600 ms to 3 s) but gives no values",
+        "cell reselections: outages of U(4, 5) s (pre-NACC networks, vendor and 3GPP TR "
+        "44.901 figures) at an assumed 6 per hour; RLC stalls of T3182 = 5 s (TS 44.060) "
+        "at an assumed 6 per hour; each ends the TBF, so the next packet sets up a new "
+        "one. The paper reports stalls and black-outs without rates; options "
+        "reselection=False, stalls=False switch them off",
         "a drop-tail buffer of 2.4 s at the link rate (11,880 octets down, 3,960 up), so "
         "a full buffer raises the round trip to about the paper's highest, 3 s; the "
-        "paper blames 'large queues in typical WWAN networks'",
+        "paper blames 'large queues in typical WWAN networks' (option buffer_s)",
         "no framing overhead: 39.6 kbit/s is taken as the rate for IP octets",
         "loss 0 by default: link-layer ARQ hides most losses (section 4.4); set with_loss",
     ),
-    loss_knob="independent IP packet loss after the link, each direction",
-    plan=_wwan_plan(GPRS_3PLUS1_DOWN_BPS, GPRS_3PLUS1_DOWN_BPS / 3, WWAN_MIN_RTT / 2, _BUFFER_S),
+    loss_knob="independent IP packet loss on the radio, each direction",
+    plan=_gprs_plan(GPRS_3PLUS1_LINK, internet=False),
+    switches=GPRS_SWITCHES,
 )
 
 CDMA_1X = Preset(

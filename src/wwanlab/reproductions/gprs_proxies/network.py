@@ -31,7 +31,6 @@ from wwanlab.link.presets import (
     GGSN_SGSN_BPS,
     GPRS_BUSY,
     GPRS_MSS,
-    LLC_ACK_WAIT,
     SGSN_BSS_BPS,
     get_preset,
     gprs_radio_stages,
@@ -66,19 +65,17 @@ CELL_SEED = 2003  # the emergent cell's seed: one cell run serves every download
 
 
 @functools.lru_cache(maxsize=4)
-def emergent_delays(cell_seed: int) -> tuple[HistogramDelay, HistogramDelay]:
-    """The emergent busy cell's service time, and the same plus LLC's acknowledgement wait
-    (the cost of one LLC retransmission, as the given cells' presets charge it)."""
-    services = emergent_cell(cell_seed).services()
-    return histogram_of(services), histogram_of([LLC_ACK_WAIT + s for s in services])
+def emergent_service(cell_seed: int) -> HistogramDelay:
+    """The emergent busy cell's FTP service time (an LLC resend costs the acknowledgement
+    wait plus one more draw of it: ``gprs_radio_stages``)."""
+    return histogram_of(emergent_cell(cell_seed).services())
 
 
 def radio(cell: str, direction: str, *, llc_ack: bool, cell_seed: int = CELL_SEED) -> Direction:
     """One direction of ``cell``'s radio; both directions behave alike (presets' assumption)."""
     if CELLS[cell] != "emergent":
         return get_preset(CELLS[cell] + ("-llc-ack" if llc_ack else "")).build(direction)
-    service, retry = emergent_delays(cell_seed)
-    return Direction(gprs_radio_stages(service, retry, GPRS_BUSY.per, llc_ack)[0])
+    return Direction(gprs_radio_stages(emergent_service(cell_seed), GPRS_BUSY.per, llc_ack))
 
 
 class RttMeter:

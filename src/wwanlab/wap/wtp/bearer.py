@@ -9,6 +9,7 @@ the round trip is the sum of both directions' delay p95, which for GPRS counts t
 service time once more: a conservative R.
 """
 
+from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import Preset
 from wwanlab.link.rate import Rate, ServiceTime
 from wwanlab.wap.wtp.timers import SAR_SEGM_SIZE, SizedRetry
@@ -22,13 +23,16 @@ DIRECTIONS = ("down", "up")
 
 def line_time(preset: Preset, direction: str, octets: int) -> float:
     """Seconds the link's rate stages are busy with one packet of ``octets`` octets of
-    IP: serialization with framing on a ``Rate``, a mean service time on a ``ServiceTime``."""
+    IP: serialization with framing on a ``Rate``, a mean service time on a ``ServiceTime``,
+    the frame at the radio's rate on a ``GprsRadioStage``."""
     busy = 0.0
     for stage in preset.build(direction).stages:
         if isinstance(stage, Rate):
             busy += (octets + stage.overhead_bytes) * stage.bits_per_byte / stage.bps
         elif isinstance(stage, ServiceTime):
             busy += stage.service.mean
+        elif isinstance(stage, GprsRadioStage):
+            busy += stage.serialization(octets)
     return busy
 
 
