@@ -9,8 +9,8 @@ import pytest
 from wwanlab.experiments.reproduction import ClaimPart, Context, load_reproductions
 from wwanlab.experiments.summary import Gain
 from wwanlab.link.delay import ConstantDelay
+from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import get_preset
-from wwanlab.link.queue import DropTailQueue
 from wwanlab.report.html import verdict
 from wwanlab.reproductions import wwan_web as W
 from wwanlab.reproductions.wwan_web import band, figures, runs
@@ -263,16 +263,37 @@ def test_the_band_judges_the_same_claims_on_each_variant(tmp_path: Path) -> None
     assert figures.band_figure(r, tmp_path / "b.png", band.links(), band.BAND_CONFIGS).exists()
 
 
-def test_the_variants_add_delay_or_deepen_the_queue() -> None:
+def test_the_variants_add_delay_deepen_the_buffer_or_hold_the_tbf() -> None:
     preset = get_preset(GPRS).build("down")
     slow = get_preset(band.link_name("rtt1.5")).build("down")
     deep = get_preset(band.link_name("buf4")).build("down")
+    late = get_preset(band.link_name("t3192")).build("down")
     assert len(slow.stages) == len(preset.stages) + 1
     extra = slow.stages[-1]
     assert isinstance(extra, ConstantDelay) and extra.delay == pytest.approx(0.45)
-    queues = [[s for s in d.stages if isinstance(s, DropTailQueue)] for d in (preset, slow, deep)]
-    assert [q[0].bytes for q in queues] == [11_880, 11_880, 4 * 11_880]  # 2.4 s at 39.6k
-    assert len(deep.stages) == len(preset.stages)
+    radios = [d.stages[0] for d in (preset, deep, late)]
+    assert all(isinstance(r, GprsRadioStage) for r in radios)
+    models = [r.model for r in radios if isinstance(r, GprsRadioStage)]
+    assert [m.buffer_bytes for m in models] == [11_880, 4 * 11_880, 11_880]  # 2.4 s at 39.6k
+    assert [m.hold for m in models] == [0.5, 0.5, 1.5]  # T3192: operators' band
+
+
+def test_the_ablation_links_switch_one_phenomenon_off() -> None:
+    from wwanlab.reproductions.wwan_web import ablation
+
+    on = get_preset(GPRS).build("down").stages[0]
+    notbf = get_preset(band.link_name("notbf")).build("down").stages[0]
+    calm = get_preset(band.link_name("nooutage")).build("down").stages[0]
+    assert isinstance(on, GprsRadioStage) and isinstance(notbf, GprsRadioStage)
+    assert isinstance(calm, GprsRadioStage)
+    assert on.model.setup is not None and notbf.model.setup is None
+    assert len(on.model.outages) == 2 and calm.model.outages == ()
+    assert [o.kind for o in notbf.model.outages] == [o.kind for o in on.model.outages]
+    times = {(GPRS, s, "default"): 100.0 for s in P.SITES4}
+    times |= {(GPRS, s + "@even", "default"): 90.0 for s in P.SITES4}
+    off = ablation.at_switch(results(rows_for(times), []), ablation.HOSTS)
+    assert set(off.pages) == {(GPRS, s, "default") for s in P.SITES4}
+    assert off.get(GPRS, "cnn", "default").mean == pytest.approx(90.0)  # type: ignore[union-attr]
 
 
 def test_the_page_findings_quote_this_runs_numbers() -> None:

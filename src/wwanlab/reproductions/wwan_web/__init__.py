@@ -135,7 +135,7 @@ def page_claims(
         "mismatch": C.mismatch_claim,
     }
     return [
-        ablation.explain(judge(r), judge, r, ablation.SWITCHES, why.MECHANISMS[key])
+        ablation.explain(key, judge(r), judge, r, why.MECHANISMS[key])
         for key, judge in judges.items()
     ]
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from wwanlab.experiments.reproduction import AblationRun, Claim
+from wwanlab.reproductions.wwan_web import band
 from wwanlab.reproductions.wwan_web.results import Results
 
 GPRS = "gprs-3plus1"
@@ -25,6 +26,7 @@ class Switch:
     key: str
     off: str  # the run's label, e.g. "host distribution off (even spread)"
     configs: tuple[str, ...]  # configurations measured off (their own names, see renamed)
+    claims: tuple[str, ...]  # the claims (keys of the page's) whose cells it measures
     site_suffix: str = ""  # "@even": the sites' pages with another host spread
     link: str = GPRS  # the link the off run uses
     renamed: dict[str, str] = field(default_factory=dict)  # off config -> the one it stands for
@@ -78,30 +80,51 @@ def _with_base(off: Results, r: Results, switch: Switch) -> Results:
     return Results(pages, r.ftp)
 
 
-def explain(
-    claim: Claim, judge: Judge, r: Results, switches: Sequence[Switch], mechanism: str
-) -> Claim:
-    """``claim`` with ``mechanism`` and the switches' runs attached when it misses."""
+def explain(key: str, claim: Claim, judge: Judge, r: Results, mechanism: str) -> Claim:
+    """``claim`` with ``mechanism`` and the runs of the switches that measure its cells
+    attached when it misses."""
     if claim.holds:
         return claim
+    switches = [s for s in SWITCHES if key in s.claims]
     return claim.with_why(mechanism, runs(claim, judge, r, switches))
 
 
 LINK_CONFIGS = ("default", "pipelining", "opt-6", "full-opt", "full-opt-dns")
 """The cells a page or link switch measures again: the default browser and the
 techniques that close idle gaps (Figure 4, Tables 6-7)."""
+LINK_CLAIMS = ("throughput", "idle", "pipelining", "connections", "dns")
+
+# The radio's phenomena off, as ``gprs-3plus1`` variants (``link.presets`` options).
+RADIO_OFF = {
+    "notbf": band.Variant(
+        "no TBF set-up or uplink access", options=(("access", False), ("tbf", False))
+    ),
+    "nooutage": band.Variant(
+        "no cell reselections or stalls", options=(("reselection", False), ("stalls", False))
+    ),
+}
+band.register(RADIO_OFF)
 
 HOSTS = Switch(
     "hosts", "host distribution off (objects spread evenly over the host names)", LINK_CONFIGS,
-    site_suffix="@even",
+    LINK_CLAIMS, site_suffix="@even",
+)  # fmt: skip
+TBF = Switch(
+    "tbf", "TBF set-up and uplink access off", LINK_CONFIGS, LINK_CLAIMS,
+    link=band.link_name("notbf"),
+)  # fmt: skip
+OUTAGES = Switch(
+    "outages", "cell reselections and stalls off", LINK_CONFIGS, LINK_CLAIMS,
+    link=band.link_name("nooutage"),
 )  # fmt: skip
 CACHE = Switch(
     "cache",
     "browser cache off (cleared before the revisit)",
     ("dual-repeat-nocache", "dual-chk-nocache"),
+    ("dual",),
     renamed={"dual-repeat-nocache": "dual-repeat", "dual-chk-nocache": "dual-chk"},
 )
-SWITCHES: tuple[Switch, ...] = (HOSTS, CACHE)
+SWITCHES: tuple[Switch, ...] = (HOSTS, TBF, OUTAGES, CACHE)
 """Every phenomenon the ablation switches off, one at a time."""
 
 
