@@ -94,11 +94,15 @@ def run_ftp(params: dict[str, Any], seed: int) -> list[Row]:
     return [{"link": link, "kb": kb, **runs.ftp_row(link, kb, seed)}]
 
 
-def page_scenario(p: Plan, quick: bool) -> Scenario:
+def page_scenario(p: Plan, quick: bool, variants: bool = False) -> Scenario:
+    """The plan's cells (or, with ``variants``, the band's and the ablation's)."""
+    cells, repetitions = (
+        (p.variant_cells, p.variant_repetitions) if variants else (p.cells, p.repetitions)
+    )
     return Scenario(
-        name="wwan_web_pages" + ("_quick" if quick else ""),
+        name=("wwan_web_variants" if variants else "wwan_web_pages") + ("_quick" if quick else ""),
         kind=PAGE_KIND,
-        sweep={"params.page": list(range(p.repetitions)), "params.cell": list(p.cells)},
+        sweep={"params.page": list(range(repetitions)), "params.cell": list(cells)},
         seed=SEED,
         description="Paper 003: page downloads per link, site and configuration",
     )
@@ -162,6 +166,8 @@ def body(ctx: Context) -> ReproductionResult:
 
     p = make_plan(ctx.quick, runs.table1_sites(), runs.available)
     page_rows = ctx.execute(page_scenario(p, ctx.quick))
+    if p.variant_cells:
+        page_rows += ctx.execute(page_scenario(p, ctx.quick, variants=True))
     ftp_rows = ctx.execute(ftp_scenario(p, ctx.quick))
     fec_results = fec.run(ctx)
     r = results(page_rows, ftp_rows)
@@ -290,6 +296,8 @@ def build_page(
                 {
                     "cells": len(p.cells),
                     "downloads per cell": p.repetitions,
+                    "band and ablation cells": len(p.variant_cells),
+                    "downloads per band or ablation cell": p.variant_repetitions,
                     "FTP transfers per size and link": p.ftp_repetitions,
                     "Table 1 sites": ", ".join(p.sites),
                     "configurations": ", ".join(CONFIGS),
