@@ -312,3 +312,19 @@ def test_on_paper_feeds_the_printed_cells() -> None:
     assert g is not None and round(g.percent, 1) == 4.8  # Table 8's times, not its 11.2%
     ftp = r.ftp[("cdma-1x", 100)]
     assert ftp.mean == 94.1
+
+
+def test_the_revisit_with_the_browser_cache_sends_only_what_it_must() -> None:
+    warm = runs.page_download(GPRS, "mail", CONFIGS["dual-repeat"], 0, 1)
+    cold = runs.page_download(GPRS, "mail", CONFIGS["dual-repeat-nocache"], 0, 1)
+    assert warm["complete"] and cold["complete"]
+    assert cold["cached_objects"] == 0
+    # every unchanged static object is fresh in the cache (a week old: 16.8 h heuristic
+    # lifetime); the HTML, replaced and aliased objects still cross the link
+    assert warm["cached_objects"] >= 5
+    assert warm["downlink_kb"] < cold["downlink_kb"]
+
+
+def test_a_site_names_its_host_spread() -> None:
+    assert runs.split_site("cnn@even") == ("cnn", "even")
+    assert runs.split_site("cnn") == ("cnn", "roles")

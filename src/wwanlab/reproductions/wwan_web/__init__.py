@@ -67,6 +67,17 @@ ASSUMPTIONS = [
 ]
 
 
+CALIBRATION = [
+    "The page models are built on Table 1's object count, bytes, largest object and "
+    "domains per site and on Table 3's fixed-fidelity share and compression ratios "
+    "(web.pages): the compression claim's part 'content shrinks 52-70%' holds by this "
+    "construction and is no evidence; its time parts are measured.",
+    "Nothing else: the radio's parameters come from the cited GPRS sources (docs/links.md), "
+    "the host roles from Figure 3 and Krishnamurthy, Wills and Zhang 2001, the cache from "
+    "RFC 9111; no parameter was chosen by looking at a verdict.",
+]
+
+
 @experiment_kind(
     PAGE_KIND,
     {
@@ -322,6 +333,7 @@ def build_page(
         claims=found,
         figures=paper_figures,
         assumptions=[*ASSUMPTIONS, *runs.ASSUMPTIONS, *FEC_ASSUMPTIONS],
+        calibration=CALIBRATION,
         findings=findings(r, p.sites),
     )
 
