@@ -89,10 +89,16 @@ def explain(key: str, claim: Claim, judge: Judge, r: Results, mechanism: str) ->
     return claim.with_why(mechanism, runs(claim, judge, r, switches))
 
 
-LINK_CONFIGS = ("default", "pipelining", "opt-6", "full-opt", "full-opt-dns")
-"""The cells a page or link switch measures again: the default browser and the
-techniques that close idle gaps (Figure 4, Tables 6-7)."""
-LINK_CLAIMS = ("throughput", "idle", "pipelining", "connections", "dns")
+LINK_CONFIGS = (
+    "default", "pipelining", "opt-6", "full", "full-opt", "full-opt-dns", "tcp-wwan",
+    "udp-gprs", "client-reconf", "dual", "dual-push",
+)  # fmt: skip
+"""The cells a page or link switch measures again: every claim's but Figure 5's other
+connection counts and the CHK + delta revisits (the cache switch's)."""
+LINK_CLAIMS = (
+    "throughput", "idle", "compression", "pipelining", "connections", "dns", "transport",
+    "dual", "all",
+)  # fmt: skip
 
 # The radio's phenomena off, as ``gprs-3plus1`` variants (``link.presets`` options).
 RADIO_OFF = {
