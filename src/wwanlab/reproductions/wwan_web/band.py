@@ -109,7 +109,7 @@ def findings(r: Results) -> list[str]:
             ("DNS boosting 5-9%", C.dns_claim(rr)),
         ]
         out.append(
-            f"The band, {v.label} (the preset: 0.6 s, 2.4 s): "
+            f"The band, {v.label} (the preset: 0.6 s round trip, 2.4 s buffer, T3192 0.5 s): "
             + "; ".join(f"{name} {verdict(c)} ({c.ours})" for name, c in judged)
         )
     return out
