@@ -21,7 +21,8 @@ MECHANISMS: dict[str, str] = {
     "handshakes: " + BUSY_LINK + ".",
     "compression": "Where our link is the bottleneck most of the time, removing bytes "
     "shortens a download almost in proportion, while on the paper's link, idle 35-55% of "
-    "the time, compression saved only the transfer share.",
+    "the time, compression saved only the transfer share; the miss is Yahoo's time part "
+    "alone, and the runs with the TBF or the outages off reach the range.",
     "pipelining": "Pipelining gains what the stop-and-go GETs leave idle, and "
     + BUSY_LINK
     + ": there is little idle time left for pipelining to reclaim.",
@@ -34,8 +35,9 @@ MECHANISMS: dict[str, str] = {
     "transport": "TCP-WWAN fixes slow start on a new connection and spurious timeouts "
     "after stalls and queueing; on our link the persistent connections are past slow start "
     "after their first objects and stalls are rare (assumed 6 per hour each of stalls "
-    "and reselections), so it has little to fix, while UDP-GPRS's saving (no handshake, "
-    "smaller headers, no slow start) counts in full on a link kept this busy.",
+    "and reselections), so it has little to fix, while UDP-GPRS avoids TCP's handshakes and "
+    "slow-start rounds, each of which on our radio also pays uplink access and a TBF "
+    "set-up: with those off, its gain falls (runs).",
     "dual": "Parse-and-push fills idle time and our link has little; CHK + delta is "
     "judged on a revisit with the browser cache warm, which already serves every unchanged "
     "static object (the cache-off run shows what the technique gains without it), so what "
