@@ -87,10 +87,10 @@ def test_tuned_retry_interval_covers_a_group_and_the_round_trip():
     # serial-9k6: three 1432-octet packets + 8 PPP octets at 960 octets/s = 4.5 s, the
     # 33-octet Ack 0.0427 s, no delay; times 1.5.
     assert tuned_retry_interval(get_preset("serial-9k6")) == 6.814
-    # gprs-busy: the radio is busy a mean 1.4 s per packet whatever its size, so 4 such
-    # times for a group and its Ack, plus 64 kbit/s and 2 Mbit/s serialization
-    # (0.544 s), plus 2 * 2.040 s p95 delay.
-    assert tuned_retry_interval(get_preset("gprs-busy")) == pytest.approx(15.358, abs=0.002)
+    # gprs-busy: three 1404-octet packets and the Ack through 2 Mbit/s, 64 kbit/s and the
+    # radio's 48 kbit/s (10 LLC octets a packet): 1.302 s; plus 2 * 1.960 s, the p95 of
+    # the radio latency U(720, 1920) ms and the Internet N(100, 20) ms; times 1.5.
+    assert tuned_retry_interval(get_preset("gprs-busy")) == pytest.approx(7.810, abs=0.002)
     # vdeldrop at 10 Mbit/s: the floor.
     assert tuned_retry_interval(get_preset("vdeldrop")) == pytest.approx(0.5)
 

@@ -107,12 +107,12 @@ def test_rows_carry_the_links_counters_before_and_after_and_percent_of_c():
 def test_capacity_is_the_ip_rate_of_full_mtu_packets():
     # 960 octets/s on the async line; 1500 of every 1508 octets are IP.
     assert capacity_bps(SERIAL) == pytest.approx(960 * 1500 / 1508 * 8)
-    # gprs-one-user: the radio is busy a mean 0.1 s per packet whatever its size (its
-    # 37.6 kbit/s are for 470-octet packets); 1500-octet packets go at 120 kbit/s, above
-    # the 64 kbit/s SGSN-BSS line, which is then the bottleneck.
-    assert capacity_bps(get_preset("gprs-one-user")) == pytest.approx(64000)
-    # gprs-busy: 1500 octets per mean 1.4 s of radio.
-    assert capacity_bps(get_preset("gprs-busy")) == pytest.approx(1500 * 8 / 1.4)
+    # gprs-one-user and gprs-busy: the radio's 48 kbit/s of LLC frames (paper 002 V.1),
+    # 10 octets of LLC per packet, below the 64 kbit/s SGSN-BSS line; the latency does
+    # not hold the line.
+    radio = 48_000 * 1500 / 1510
+    assert capacity_bps(get_preset("gprs-one-user")) == pytest.approx(radio)
+    assert capacity_bps(get_preset("gprs-busy")) == pytest.approx(radio)
 
 
 def test_summary_medians_and_deciles():

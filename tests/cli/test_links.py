@@ -46,6 +46,28 @@ def test_verbose_shows_assumptions() -> None:
     assert "loss knob" in result.output
 
 
+def test_verbose_explains_the_gprs_radio_and_its_options() -> None:
+    result = runner.invoke(app, ["links", "gprs-one-user", "-v"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "down: TBF set-up on an idle direction: mean 235.4, p95 447.2 ms" in out
+    assert "released 0.5 s after" in out
+    assert "up: TBF set-up on an idle direction: mean 200," in out
+    assert "latency overlaps between packets" in out
+    for key in ("tbf:", "access:", "overlap:", "llc_retry:", "reselection:", "t3192:"):
+        assert key in out
+    three = runner.invoke(app, ["links", "gprs-3plus1", "-v"], env={"COLUMNS": "250"}).output
+    assert "reselection: 6 per hour, mean 4.5 s each" in three
+    assert "stall: 6 per hour, mean 5 s each" in three
+    plain = runner.invoke(app, ["links", "gprs-3plus1[stalls=false]", "--json"])
+    assert plain.exit_code == 0, plain.output
+    (doc,) = json.loads(plain.stdout)["presets"]
+    assert doc["options"] == {"stalls": False}
+    assert list(doc["configured"]["down"]["outages"]) == ["reselection"]
+    bad = runner.invoke(app, ["links", "gprs-3plus1[stall=false]"])
+    assert bad.exit_code == 2 and "has no option 'stall'" in bad.output
+
+
 def test_unknown_preset_exits_2_naming_it() -> None:
     for args in (["links", "nope"], ["links", "nope", "--json"], ["links", "cdma-1x", "nope"]):
         result = runner.invoke(app, args, env={"COLUMNS": "200"})

@@ -12,11 +12,13 @@ def test_json_has_the_documented_key_paths(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pcap = tmp_path / "p.pcap"
-    args = ["probe", "--link", "gprs-3plus1", "--count", "60", "--seed", "5", "--json"]
+    # gprs-3plus1 without TBF set-up and outages: a constant 300 ms each way
+    link = "gprs-3plus1[access=False,reselection=False,stalls=False,tbf=False]"
+    args = ["probe", "--link", link, "--count", "60", "--seed", "5", "--json"]
     code, out, err = wwanlab(capsys, monkeypatch, *args, "--pcap", str(pcap))
     assert (code, err) == (0, "")
     doc = json.loads(out)
-    assert doc["link"] == "gprs-3plus1" and doc["seed"] == 5 and doc["count"] == 60
+    assert doc["link"] == link and doc["seed"] == 5 and doc["count"] == 60
     measured = doc["measured"]
     assert measured["rate_bps"] == pytest.approx(39_600, rel=0.01)
     assert measured["loss"] == 0.0
@@ -35,6 +37,28 @@ def test_json_has_the_documented_key_paths(
     # the same seed again: the same JSON and the same capture bytes
     code, again, _ = wwanlab(capsys, monkeypatch, *args, "--pcap", str(pcap))
     assert again == out and pcap.read_bytes() == first
+
+
+def test_json_separates_the_first_packet_after_idle_from_the_steady_round_trip(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["probe", "--link", "gprs-one-user", "--count", "30", "--seed", "2", "--json"]
+    code, out, err = wwanlab(capsys, monkeypatch, *args)
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    rtt = doc["round_trip"]
+    assert rtt["size"] == 64 and rtt["steady_interval_s"] == 0.25
+    # Uplink access (up to 0.4 s) each time, and after idle the downlink TBF's set-up
+    # (up to 0.471 s, mean 0.235 s): the first packet's round trip is the longer.
+    configured = doc["directions"]["down"]["configured"]
+    assert configured["setup_ms"]["mean"] == pytest.approx(235.385, abs=0.01)
+    assert configured["release_s"] == 0.5
+    assert rtt["first_packet_ms"]["p50"] > rtt["steady_ms"]["p50"] + 100
+    # Both above two Internet crossings and below every wait at its maximum (Internet
+    # N(100, 20) ms each way, at most 2 x 160 ms; access 0.4 s; set-up 0.471 s; radio
+    # 2 x 40 ms; frames and core lines 41 ms).
+    assert 80 < rtt["steady_ms"]["p50"] < rtt["first_packet_ms"]["p95"] < 1312
+    assert rtt["received"] >= rtt["sent"] - 4  # PER 0.5% and Internet 1%, each way
 
 
 def test_text_output(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,12 +2,15 @@
 
 Tolerances, with 1000 paced probes per direction:
 - loss within 4 binomial standard errors of the configured long-run loss
-  (sqrt(p (1 - p) / n)); exactly 0 where the preset configures none;
+  (sqrt(max(p (1 - p), 1/n) / n)); exactly 0 where the preset configures none;
 - one-way delay p50 and p95 (size-independent part) within 2 ms + 5 % of the configured
-  percentile plus framing serialization: the widest preset (uniform 0.8-2.0 s service)
-  has a p50 standard error of about 19 ms (1.3 %) at n = 1000, the configured percentiles
-  are themselves computed to about 1/200 in probability, and LLC retransmissions (not in
-  the configured delay) shift a few percent of packets;
+  percentile plus framing serialization (the configured percentiles are computed to
+  about 1/200 in probability, and LLC retransmissions, not in the configured delay,
+  shift a few percent of packets), widened by 4 standard errors of the measured
+  quantile and by what the fitted per-octet slope may be off: on a GPRS radio each
+  paced probe pays a TBF set-up drawn from hundreds of milliseconds (uniform 0-471 ms
+  down), whose spread makes both the quantile (se about 7 ms at n = 1000) and the
+  slope through each size's lower quartile (about 10 us per octet) noisy;
 - rate within 10 % of the line rate net of framing, where the preset has a rate: the
   busy GPRS radio's random service time (uniform 0.8-2.0 s) gives a 100-packet train a
   standard error of 2.5 %.
@@ -46,15 +49,30 @@ def test_every_preset_measured_within_tolerance(name: str) -> None:
     for direction, r in result.directions.items():
         where = f"{name} {direction}"
         p0 = float(r.configured["loss"])
-        se = math.sqrt(p0 * (1 - p0) / r.sent)
+        # Binomial, but never below the resolution of n probes (as the probe reports
+        # it): a residual loss of 1e-5 may still lose one of 1000.
+        se = math.sqrt(max(p0 * (1 - p0), 1 / r.sent) / r.sent) if p0 > 0 else 0.0
         assert abs(r.loss - p0) <= 4 * se, f"{where}: loss {r.loss} vs {p0} (se {se:.4f})"
         measured = r.measured()["delay_ms"]
-        for q in ("p50", "p95"):
+        line = r.configured["rate_bps"]
+        slope_error = abs(r.per_octet_s - 8 / line) if line else 0.0
+        mean_size = sum(PACED_SIZES) / len(PACED_SIZES)
+        for q, level in (("p50", 0.5), ("p95", 0.95)):
             expected = r.expected_delay_ms[q]
-            assert abs(measured[q] - expected) <= 2 + 0.05 * expected, f"{where}: delay {q}"
+            band = 2 + 0.05 * expected + 4 * quantile_se(r.delays, level) * 1000
+            band += slope_error * mean_size * 1000
+            assert abs(measured[q] - expected) <= band, f"{where}: delay {q}"
         if math.isfinite(r.expected_rate_bps):
             assert r.rate_bps is not None
             assert abs(r.rate_bps - r.expected_rate_bps) <= 0.10 * r.expected_rate_bps, where
+
+
+def quantile_se(values: list[float], q: float) -> float:
+    """A distribution-free standard error of the ``q`` quantile of ``values``: half the
+    distance between the quantiles one binomial standard error either side of ``q``."""
+    step = math.sqrt(q * (1 - q) / len(values))
+    lo, hi = quantile(values, max(q - step, 0.0)), quantile(values, min(q + step, 1.0))
+    return (hi - lo) / 2
 
 
 def test_exact_values_on_a_deterministic_link() -> None:
@@ -219,9 +237,10 @@ def test_jittery_link_gives_no_negative_delay() -> None:
 
 
 def test_constant_delay_reads_as_one_value() -> None:
-    # serial-9k6 and gprs-3plus1 delay every packet by the same amount: after the
-    # serialization is taken off, every sample is the same microsecond, not float noise.
-    for name, expected in (("serial-9k6", 8 * 10 / 9600), ("gprs-3plus1", 0.3)):
+    # serial-9k6 and gprs-3plus1 without TBFs and outages delay every packet by the same
+    # amount: after the serialization is taken off, every sample is the same microsecond.
+    plain = "gprs-3plus1[access=false,reselection=false,stalls=false,tbf=false]"
+    for name, expected in (("serial-9k6", 8 * 10 / 9600), (plain, 0.3)):
         for r in probe(name, seed=2, count=60).directions.values():
             (only,) = set(r.delays)
             assert only == pytest.approx(expected, abs=RESOLUTION / 2)

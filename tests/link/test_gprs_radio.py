@@ -1,6 +1,7 @@
 """The GPRS radio: exact times for rate, overlapping latency, TBF set-up and release,
 LLC resends and outages, and the presets' switches."""
 
+import math
 import random
 from typing import Any
 
@@ -76,7 +77,7 @@ def test_tbf_set_up_on_idle_and_release_after_the_hold() -> None:
     )  # set-up, then the frame
     # 0.4 s after the line emptied: the TBF is still held (T3192 0.5 s), no set-up.
     assert radio.process(470, first + 0.4, rng) == pytest.approx(first + 0.4 + FRAME)
-    idle = radio.line_free + 0.5 + 1e-9  # just after the release
+    idle = radio.busy_until + 0.5 + 1e-9  # just after the release
     assert radio.process(470, idle, rng) == pytest.approx(idle + 0.3 + FRAME)
     assert radio.setups == 2
 
@@ -97,7 +98,7 @@ def test_llc_resend_costs_the_ack_wait_and_one_frame_on_the_air() -> None:
     radio = stage(max_retransmissions=2, **kw)
     # First try lost (0.0 < 0.5), the resend arrives (0.99).
     assert radio.process(470, 0.0, Scripted([0.0])) == pytest.approx(FRAME + 1.0 + 0.1 + FRAME)
-    assert radio.line_free == pytest.approx(2 * FRAME)  # the resend took the air
+    assert radio.busy_until == pytest.approx(2 * FRAME)  # the resend took the air
     full = stage(max_retransmissions=2, llc_retry="full-delay", **kw)
     assert full.process(470, 0.0, Scripted([0.0])) == pytest.approx(2 * FRAME + 2.1)
     lost = stage(max_retransmissions=2, **kw)
@@ -204,3 +205,17 @@ def test_one_user_radio_carries_a_download_at_its_rate_despite_its_latency() -> 
     last = max(t for t in times if isinstance(t, float))
     assert last == pytest.approx(1000 * FRAME, abs=0.5)  # + set-up (<0.5 s) + latency
     assert last > 1000 * FRAME
+
+
+def test_outages_cover_the_stated_share_of_time() -> None:
+    # Stalls start 60 s (mean, exponential) after the previous one ends and last 5 s:
+    # 5/65 of the time. Probes 1 s apart are held when they arrive in one. Each outage
+    # holds 5 consecutive probes, so the binomial variance is widened 5 times.
+    stall = Outages("stall", 1 / 60, ConstantDelay(5.0))
+    radio = stage(latency=ConstantDelay(0.0), outages=(stall,))
+    rng = random.Random(9)
+    n = 20_000
+    held = sum(radio.process(40, float(t), rng) > t + 0.1 for t in range(n))  # type: ignore[operator]
+    share = 5 / 65
+    se = math.sqrt(5 * share * (1 - share) / n)
+    assert abs(held / n - share) <= 4 * se

@@ -107,8 +107,12 @@ def wired() -> Direction:
     return Direction([Rate(100e6), ConstantDelay(0.05)])
 
 
+# gprs-3plus1 without TBF set-up and outages: the pacing is exact on a steady link
+PLAIN_3PLUS1 = "gprs-3plus1[access=false,reselection=false,stalls=false,tbf=false]"
+
+
 def gprs() -> tuple[Direction, Direction]:
-    preset = get_preset("gprs-3plus1")
+    preset = get_preset(PLAIN_3PLUS1)
     return preset.build("down"), preset.build("up")
 
 
@@ -127,7 +131,7 @@ def test_link_of_gprs_3plus1_and_its_window() -> None:
 
 
 def tcp_wwan(mobiles: set[str], rng: random.Random) -> TcpWwanProxy:
-    return make_tcp_wwan(mobiles, get_preset("gprs-3plus1"), rng, wired=TCP)
+    return make_tcp_wwan(mobiles, get_preset(PLAIN_3PLUS1), rng, wired=TCP)
 
 
 def split(mobiles: set[str], rng: random.Random) -> SplitProxy:

@@ -37,28 +37,28 @@ BULK_LINK = BulkLink(10e6, 0.05, 100, loss=0.01)
 SERIAL_LINK = BulkLink(9600, 0.0, 100, loss=0.05, overhead_bytes=8, bits_per_byte=10)
 
 GOLDEN = {
-    "probe:serial-9k6": "251481b017a8714a567aab83127a92430a2e6ad9df684d1f25e6f30b74ae7122",
-    "probe:gprs-one-user": "5bca9a26d2d9f5bee722693e1f4940d6f83f2f88b7dba1e0d0b42b87391c1b97",
-    "probe:gprs-busy": "2ac398fefa99ba777eced38ef8d52188852b50d110849f30cefd7417205dd1d8",
+    "probe:serial-9k6": "976cfcfe8e8b190eb552e2036130467c1c9efa9548f417efdcb740759ea5ea7f",
+    "probe:gprs-one-user": "b3fd21c370a9a6a1c4c27006d4951a99f3f7f5b94f0d4ccf63b1b0b7a1b13053",
+    "probe:gprs-busy": "6f239032dc81e268f1b624eeba38472960ffb340e5404875b5c4336d91f01237",
     "probe:gprs-one-user-llc-ack": (
-        "7b005d7a4e8591ec23da9e7cec4c7bafbb899ffd0eec80ab514b97f6ad4112a6"
+        "da5a8072da42539a0aee9f68d07d93e236a08773f59d8534e93cdc5c513fbb25"
     ),
-    "probe:gprs-busy-llc-ack": "301d96f21ea99a2850c46f394edb5975f8d454e6aad94b340d6d40706d870091",
+    "probe:gprs-busy-llc-ack": "5313decc0ababc56b31c76d4d978d902814db164d4e1e05c1877aa7cc53ccba9",
     "probe:gprs-radio-one-user": (
-        "e3bc8f79d19532f18a1ed45112ae2160cda99df72bd0a2a285f5852d78b5639f"
+        "9dfdc0a5ce880af8881cb536397dae6f1fcc76953a5e26ca7fce46375ad1375e"
     ),
-    "probe:gprs-radio-busy": "7c88a32b06a5dcc3a25e2cae87d14940a57308cb531010cf4014f0eb195f60d9",
+    "probe:gprs-radio-busy": "2a1664cda79562ec8386e8e027782831f0944dc5cb4ec68d86dd104f0cfd1e4f",
     "probe:gprs-radio-one-user-llc-ack": (
-        "e1911ee690e29247a979bae723508e0717ba01f5b52261855b2ff61427583d6a"
+        "f2a4caaf69a7ffa94e5a325eb725a42af055d65efa823c944563af7662a5628a"
     ),
     "probe:gprs-radio-busy-llc-ack": (
-        "a876e7ef424f6ba88cc7a57f4d2d40ec9d2d1c13edcad01d2fa852fa3d720007"
+        "6726e130a6170521cee757a03424b748abdad5e86119e48e1cd738837cf163a5"
     ),
-    "probe:internet-gprs-2002": "bbcac9412495ce4c607899a2e818c526ce97a24c7bec941605f73d190a7ff54b",
-    "probe:gprs-3plus1": "ad28b52e3428fa48b027867f1c793266bb46df0e5e6614bd356319e492170f9b",
-    "probe:cdma-1x": "bd0e82322595f8ad90979c3a2ccec1f2d470e0b93c996327784e44f37e7cb8c0",
-    "probe:dialup-56k": "efbfdd872a99c6f371263b15dc0dd15912bdfb85eb120c04c39f95220f1c8539",
-    "probe:vdeldrop": "4dc93678739b810a490ca7035a7e7e1b1bebf440159ca04b9260ea2f7beaf992",
+    "probe:internet-gprs-2002": "42d06456c73abf930fccd765c582a5cadf5019ca403d2604460d2c2753df600f",
+    "probe:gprs-3plus1": "9d5c1fd60cd0fdd45d798a54aba44f2220d61e1ea84f635b5435db40211f2971",
+    "probe:cdma-1x": "6d668098bdeee4ad93c8ca9691f1315d4389aedccb954b066edac4d3a9312ea4",
+    "probe:dialup-56k": "2812224222a2d100bd39ed54f59580c8effa772c1e7a922ed9bcf0cb63d3a003",
+    "probe:vdeldrop": "c262bef49c3f6238a8566120283ebbdc97f5bda415578c3dfdffe66e5fc29bea",
     "wap-vs-tcp:wap:4000": "8d9a4aa7223372080633572abe2f8cce4b9ed1811c26b0dbd4fa9b180e9a6368",
     "wap-vs-tcp:http-sack:4000": (
         "ae658c4c0f80294bdac21621ef958b8a0c999322d47cf3c86f34ba2a1546dead"

@@ -45,6 +45,34 @@ def _short_citation(citation: str) -> str:
     return citation
 
 
+def _radio_lines(configured: dict[str, Any]) -> list[str]:
+    """What a GPRS radio direction configures beyond rate, delay and loss."""
+    lines = []
+    setup = configured.get("setup_ms")
+    if setup is not None:
+        lines.append(
+            f"TBF set-up on an idle direction: mean {setup['mean']:.4g}, p95 "
+            f"{setup['p95']:.4g} ms; TBF released {configured['release_s']:g} s after the "
+            "last frame (0: with its queue)"
+        )
+        first = configured["first_packet_delay_ms"]
+        lines.append(
+            f"first packet after idle: p50 {first['p50']:.4g}, p95 {first['p95']:.4g} ms "
+            "(delay plus set-up)"
+        )
+    if "overlap" in configured:
+        how = "overlaps between packets" if configured["overlap"] else "holds the line"
+        lines.append(f"latency {how}")
+    if "llc_retry_mean_ms" in configured:
+        lines.append(
+            f"LLC resend ({configured['llc_retry']}): mean {configured['llc_retry_mean_ms']:.4g}"
+            " ms each"
+        )
+    for kind, o in (configured.get("outages") or {}).items():
+        lines.append(f"{kind}: {o['per_hour']:g} per hour, mean {o['mean_s']:g} s each")
+    return lines
+
+
 def register(app: typer.Typer) -> None:
     @app.command(name="links")
     def links_command(
@@ -78,5 +106,15 @@ def register(app: typer.Typer) -> None:
             for preset in presets:
                 console.print(f"\n[bold]{preset.name}[/]: {preset.title}")
                 console.print(f"  loss knob (with_loss): {preset.loss_knob}")
+                for direction in ("down", "up"):
+                    for line in _radio_lines(preset.configured[direction]):
+                        console.print(f"  {direction}: {line}")
+                if preset.switches:
+                    console.print(
+                        "  options (Preset.with_options, or the name "
+                        f"{preset.name}[key=value,...]):"
+                    )
+                    for key, what in preset.switches.items():
+                        console.print(f"    {key}: {what}")
                 for assumption in preset.assumptions:
                     console.print(f"  - {assumption}")

@@ -12,7 +12,9 @@ from wwanlab.cli.common import output_console, output_folder, print_json
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.probe import (
     DEFAULT_COUNT,
+    PING_SIZE,
     RATE_PACKET,
+    STEADY_INTERVAL,
     LinkUnderTest,
     ProbeResult,
     probe,
@@ -93,14 +95,21 @@ EXPLANATION = (
     "probe should measure given that, i.e. the IP rate of {packet}-octet datagrams net of "
     "framing and start/stop bits, and the delay plus the framing octets' serialization; "
     "measured: rate from the back-to-back train, loss and delay (without serialization) "
-    "from the paced train."
+    "from the paced train, each of whose probes finds the link idle (on GPRS: TBF set-up "
+    "included). Round trip: {size}-octet echo requests, each after {gap:.3g} s of idle "
+    "(first packet), then every {interval:g} s (steady)."
 )
 
 
 def _print(console: Console, result: ProbeResult) -> None:
     table = Table(
         title=f"{result.link} (seed {result.seed}, {result.count} paced probes)",
-        caption=EXPLANATION.format(packet=RATE_PACKET),
+        caption=EXPLANATION.format(
+            packet=RATE_PACKET,
+            size=PING_SIZE,
+            gap=math.nan if result.round_trip is None else result.round_trip.idle_gap,
+            interval=STEADY_INTERVAL,
+        ),
     )
     for column in ("direction", "quantity", "configured", "expected", "measured"):
         table.add_column(column)
@@ -124,5 +133,20 @@ def _print(console: Console, result: ProbeResult) -> None:
                 _fmt(float(r.configured["delay_ms"][q])),
                 _fmt(r.expected_delay_ms[q]),
                 _fmt(m["delay_ms"][q]),
+            )
+        setup = r.configured.get("setup_ms")
+        if setup is not None:
+            table.add_row("", "TBF set-up mean (ms)", _fmt(float(setup["mean"])), "", "")
+    rtt = {} if result.round_trip is None else result.round_trip.to_json()
+    for key, label in (("first_packet_ms", "first after idle"), ("steady_ms", "steady")):
+        if key not in rtt:
+            continue
+        for q in ("p50", "p95"):
+            table.add_row(
+                "both" if key == "first_packet_ms" and q == "p50" else "",
+                f"round trip, {label}, {q} (ms)",
+                "",
+                "",
+                _fmt(rtt[key][q]),
             )
     console.print(table)

@@ -14,7 +14,8 @@ discard port, down (server to phone) and up (phone to server) at once:
   Counting by sequence number alone read 8,215 bit/s on serial-9k6's 7,551 bit/s
   downlink at 10% drop;
 * a **paced train** of ``count`` datagrams cycling through ``PACED_SIZES``, spaced far
-  enough apart that no queue builds; it gives the loss and the one-way delay.
+  enough apart that no queue builds and a GPRS radio's TBF is released between them;
+  it gives the loss and the one-way delay of a packet that finds the link idle.
 
 One-way delay is reported without its per-octet part, the serialization on the link's
 rate stages: the variable-packet-size method of pathchar, a least-squares line through
@@ -28,6 +29,15 @@ size's lower quartile, and the slope is kept between 0 and the smallest
 ``delay / size`` so that no size-independent delay comes out negative. Delays are
 rounded to ``RESOLUTION``, a capture's microsecond, so that a constant delay reads as
 one value rather than as float noise. The slope and the raw delays are reported too.
+
+A third measurement is the **round trip** of 64-octet echo requests (paper 003 compares
+links by the round trip of 64-octet packets), on a fresh copy of the link so that the
+trains above are untouched: ``IDLE_PINGS`` requests each after an idle gap longer than
+every TBF release timer plus a few configured delays (the first packet after idle: on a
+GPRS radio it pays the TBF set-up), then ``STEADY_PINGS`` requests every
+``STEADY_INTERVAL``, shorter than any operator's T3192, so the downlink TBF stays up
+(on GPRS each uplink request still finds the uplink TBF ended with its queue and pays
+access, as on a 2003 network).
 
 Pacing and the rate train's length come from the configured values, as one would
 calibrate a real probe from a link's data sheet: the paced gap is twice the configured
@@ -86,6 +96,14 @@ RATE_PACKET = 470
 """IP size of the rate train: paper 002's TCP MSS 430 plus 40 octets of headers, the
 packet the GPRS presets' configured rate refers to (their radio service time does not
 depend on size, so their rate in bits per second does)."""
+
+PING_SIZE = 64  # IP octets of an echo request and its reply (paper 003 section 5: RTTs
+# "for 64 byte packets")
+ECHO_PORT = 7  # RFC 862: the echo service
+IDLE_PINGS = 20
+STEADY_PINGS = 40
+STEADY_INTERVAL = 0.25  # s: below the shortest operator T3192 (0.5 s), see link.presets
+IDLE_MARGIN = 1.0  # s of idle beyond the release timers and configured delays
 
 DEFAULT_COUNT = 1000
 RATE_TRAIN_MIN = 100
@@ -165,6 +183,40 @@ class ProbeReceiver:
         return None
 
 
+class EchoResponder:
+    """A sans-IO echo service (RFC 862): every datagram goes back to its sender at once."""
+
+    def __init__(self) -> None:
+        self._out: list[tuple[bytes, Address]] = []
+
+    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        self._out.append((data, addr))
+
+    def handle_timer(self, now: float) -> None:
+        """No timers."""
+
+    def get_timer(self) -> float | None:
+        return None
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        out, self._out = self._out, []
+        return out
+
+    def next_event(self) -> Event | None:
+        return None
+
+
+class Pinger(ProbeSender):
+    """Sends a schedule of echo requests and notes when each reply came back."""
+
+    def __init__(self, peer: Address, schedule: Sequence[Probe]) -> None:
+        super().__init__(peer, schedule)
+        self.replies = ProbeReceiver()
+
+    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        self.replies.receive_datagram(data, addr, now)
+
+
 @dataclass
 class LinkUnderTest:
     """A preset and the command line's overrides, which build each direction."""
@@ -227,12 +279,14 @@ class LinkUnderTest:
 
         A line charges its framing on every packet, so the probe's size-independent
         delay (its fit at size 0) includes ``overhead_bytes * bits_per_byte / rate``.
+        On a GPRS radio every paced probe finds the link idle, its TBF released, so it
+        is expected to take the first packet's delay (set-up included).
         """
         c = self.preset.configured[direction]
         framing = 0.0
         if c["rate_bps"] is not None:
             framing = c.get("overhead_bytes", 0) * c.get("bits_per_byte", 8) / c["rate_bps"]
-        return {q: round(float(c["delay_ms"][q]) + framing * 1000, 3) for q in ("p50", "p95")}
+        return {q: round(float(_idle_delay(c)[q]) + framing * 1000, 3) for q in ("p50", "p95")}
 
 
 @dataclass(frozen=True)
@@ -292,14 +346,38 @@ class DirectionResult:
 
 
 @dataclass(frozen=True)
+class RoundTrip:
+    """Echo round trips: the first request after an idle gap, and requests in a steady
+    stream; seconds, in sending order (a lost request or reply gives none)."""
+
+    idle_gap: float
+    first: list[float]
+    steady: list[float]
+    sent: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "size": PING_SIZE,
+            "idle_gap_s": round(self.idle_gap, 6),
+            "steady_interval_s": STEADY_INTERVAL,
+            "first_packet_ms": _summary(self.first),
+            "steady_ms": _summary(self.steady),
+            "sent": self.sent,
+            "received": len(self.first) + len(self.steady),
+        }
+
+
+@dataclass(frozen=True)
 class ProbeResult:
     link: str
     seed: int
     count: int
     directions: dict[str, DirectionResult]
+    round_trip: RoundTrip | None = None  # the emulated probe has none
 
     def to_json(self) -> dict[str, Any]:
-        """Downlink at the top level (``measured``, ``configured``), both under ``directions``."""
+        """Downlink at the top level (``measured``, ``configured``), both under
+        ``directions``; the echo round trips under ``round_trip``."""
         down = self.directions["down"].to_json()
         return {
             "link": self.link,
@@ -307,6 +385,7 @@ class ProbeResult:
             "count": self.count,
             **down,
             "directions": {d: r.to_json() for d, r in self.directions.items()},
+            "round_trip": None if self.round_trip is None else self.round_trip.to_json(),
         }
 
 
@@ -341,6 +420,13 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def _idle_delay(configured: dict[str, Any]) -> dict[str, float]:
+    """The configured delay of a packet that finds the link idle: on a GPRS radio the
+    first packet's (TBF set-up included), elsewhere the delay."""
+    first: dict[str, float] | None = configured.get("first_packet_delay_ms")
+    return first if first is not None else configured["delay_ms"]
+
+
 def plan_probes(
     link: LinkUnderTest,
     direction: str,
@@ -355,7 +441,7 @@ def plan_probes(
     real-time probe that cannot take the simulator's minutes of probing.
     """
     configured = link.preset.configured[direction]
-    p95 = float(configured["delay_ms"]["p95"]) / 1000
+    p95 = float(_idle_delay(configured)["p95"]) / 1000
     rate = link.expected_rate_bps(direction)
     per_packet = RATE_PACKET * 8 / rate if math.isfinite(rate) else 0.0
     largest = max(PACED_SIZES) * 8 / rate if math.isfinite(rate) else 0.0
@@ -365,7 +451,8 @@ def plan_probes(
     elif train is None:
         train = RATE_TRAIN_MIN
     if gap is None:
-        gap = max(MIN_GAP, 2 * (p95 + largest))
+        # Beyond a TBF's release time (T3192) too: every probe finds the link idle.
+        gap = max(MIN_GAP, 2 * (p95 + largest) + float(configured.get("release_s") or 0.0))
     start = 1.5 * train * per_packet + 2 * gap
     probes = [Probe(0.0, TRAIN_RATE, i, RATE_PACKET) for i in range(train)]
     probes += [
@@ -535,7 +622,56 @@ def probe(
     finally:
         network.close()
     results = {d: analyse_probes(link, d, plans[d], receivers[d]) for d in DIRECTIONS}
-    return ProbeResult(preset.name, seed, count, results)
+    return ProbeResult(preset.name, seed, count, results, round_trips(link, seed=seed))
+
+
+def idle_gap(link: LinkUnderTest) -> float:
+    """Seconds of silence after which every TBF is gone and nothing is in flight: the
+    longest release timer, plus twice each direction's configured p95 delay and set-up,
+    plus ``IDLE_MARGIN``."""
+    release, busy = 0.0, 0.0
+    for direction in DIRECTIONS:
+        c = link.preset.configured[direction]
+        release = max(release, float(c.get("release_s") or 0.0))
+        busy += float(c["delay_ms"]["p95"]) / 1000
+        setup = c.get("setup_ms")
+        busy += 0.0 if setup is None else float(setup["p95"]) / 1000
+    return release + 2 * busy + IDLE_MARGIN
+
+
+def plan_pings(gap: float) -> list[Probe]:
+    """``IDLE_PINGS`` requests ``gap`` apart, then ``STEADY_PINGS`` every
+    ``STEADY_INTERVAL`` once another ``gap`` has passed."""
+    pings = [Probe(gap * (i + 1), TRAIN_RATE, i, PING_SIZE) for i in range(IDLE_PINGS)]
+    start = gap * (IDLE_PINGS + 1)
+    pings += [
+        Probe(start + i * STEADY_INTERVAL, TRAIN_PACED, i, PING_SIZE) for i in range(STEADY_PINGS)
+    ]
+    return pings
+
+
+def round_trips(link: LinkUnderTest, *, seed: int) -> RoundTrip:
+    """Echo round trips across a fresh copy of ``link`` (see the module's docstring)."""
+    network = Network(seed)
+    server = network.add_host("server", SERVER_ADDRESS)
+    phone = network.add_host("phone", PHONE_ADDRESS)
+    mtu = link.preset.mtu
+    network.connect(server, phone, link.build("down"), link.build("up"), mtu=mtu, name="echo")
+    gap = idle_gap(link)
+    schedule = plan_pings(gap)
+    server.bind_udp(ECHO_PORT, EchoResponder())
+    pinger = Pinger((server.address, ECHO_PORT), schedule)
+    phone.bind_udp(PROBE_PORT, pinger).flush()
+    try:
+        network.run()
+    finally:
+        network.close()
+    rtts: dict[int, list[float]] = {TRAIN_RATE: [], TRAIN_PACED: []}
+    for ping in schedule:
+        back = pinger.replies.arrivals.get((ping.train, ping.seq))
+        if back is not None:
+            rtts[ping.train].append(back - ping.at)
+    return RoundTrip(gap, rtts[TRAIN_RATE], rtts[TRAIN_PACED], len(schedule))
 
 
 PROBE_PARAMETERS = {

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
 from wwanlab.link.base import Direction, Verdict
+from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import get_preset
 from wwanlab.link.queue import DropTailQueue
 from wwanlab.link.rate import Rate
@@ -61,7 +62,7 @@ class StalledLine:
     link layer on link repair"): a packet whose turn on the line comes meanwhile waits
     for ``end``, so the queue in front fills and drops what it cannot hold."""
 
-    def __init__(self, line: Rate, start: float, end: float) -> None:
+    def __init__(self, line: Rate | GprsRadioStage, start: float, end: float) -> None:
         self.line, self.start, self.end = line, start, end
 
     def process(self, size: int, t: float, rng: random.Random) -> Verdict:
@@ -74,7 +75,7 @@ def _stalled(direction: Direction, start: float, end: float) -> Direction:
     first = direction.stages[0]
     if isinstance(first, DropTailQueue) and isinstance(first.server, Rate):
         first.server = StalledLine(first.server, start, end)
-    elif isinstance(first, Rate):
+    elif isinstance(first, Rate | GprsRadioStage):
         direction.stages[0] = StalledLine(first, start, end)
     else:
         raise UsageError(f"cannot stall a link whose first stage is {first!r}")

@@ -6,7 +6,7 @@ table and answers, for a packet reaching the radio at ``t``, when it is delivere
 ========================  ==============================================================
 state                     what changes it
 ========================  ==============================================================
-``line_free``             the end of the last frame on the air: frames are serialized
+``busy_until``             the end of the last frame on the air: frames are serialized
                           at the radio's rate (coding scheme x timeslots), one behind
                           the other
 ``tbf_until``             when the direction's TBF is released: ``hold`` seconds after
@@ -188,7 +188,7 @@ class GprsRadioStage:
 
     def __init__(self, model: RadioModel) -> None:
         self.model = model
-        self.line_free = -math.inf
+        self.busy_until = -math.inf
         self.tbf_until = -math.inf
         self.setups = 0  # TBFs set up: what a test or a probe can count
         self._clocks = [_OutageClock(o) for o in model.outages]
@@ -251,27 +251,27 @@ class GprsRadioStage:
         m = self.model
         if not self._admit(size, t):
             return Drop("queue")
-        start = self._set_up(max(t, self.line_free), rng)
+        start = self._set_up(max(t, self.busy_until), rng)
         frame = self._frame(size, rng)
         start, end = self._air(start, frame, rng)
         delivered = end + m.latency.sample(rng)
-        self.line_free = end if m.overlap else delivered
+        self.busy_until = end if m.overlap else delivered
         if m.buffer_bytes is not None:
-            self._backlog.append((self.line_free, size))
+            self._backlog.append((self.busy_until, size))
             self._backlog_bytes += size
         for attempt in range(m.tries):
             if rng.random() >= m.per:
                 break
             if attempt == m.tries - 1:
-                self.tbf_until = self.line_free + m.hold
+                self.tbf_until = self.busy_until + m.hold
                 return Drop("arq" if m.llc_ack else "loss:radio")
             # Resent after the acknowledgement wait: one more frame on the air.
             resend = self._frame(size, rng)
-            self.line_free += resend
+            self.busy_until += resend
             delivered += m.ack_wait + resend
             if m.llc_retry == "full-delay":
                 delivered += m.latency.sample(rng)
-        self.tbf_until = self.line_free + m.hold
+        self.tbf_until = self.busy_until + m.hold
         return delivered
 
     def __repr__(self) -> str:

@@ -387,7 +387,7 @@ def radio_configured(
 ) -> dict[str, Any]:
     """What a GPRS radio (and the hops behind it) configured; ``delay_ms`` is the
     steady-state, size-independent delay (the latency), ``setup_ms`` what the first
-    packet after idle adds."""
+    packet after idle adds, ``first_packet_delay_ms`` the two together."""
     extra: dict[str, Any] = {
         "frame_loss": model.per,
         "setup_ms": None if model.setup is None else delay_summary([model.setup]),
@@ -402,6 +402,9 @@ def radio_configured(
         extra["llc_retry_mean_ms"] = round(model.retry_mean(GPRS_REFERENCE_PACKET) * 1000, 3)
         added = model.mean_added_delay(GPRS_REFERENCE_PACKET)
         extra["arq_mean_added_delay_ms"] = round(added * 1000, 3) if math.isfinite(added) else None
+    if model.setup is not None:
+        first = [model.latency, *extra_delays, model.setup]
+        extra["first_packet_delay_ms"] = delay_summary(first)
     queue = None if model.buffer_bytes is None else {"bytes": model.buffer_bytes}
     return _configured(
         rate_bps=model.rate_bps,
@@ -805,9 +808,33 @@ PRESETS: dict[str, Preset] = {
 
 
 def get_preset(name: str) -> Preset:
-    """The preset called ``name``; an unknown name is a ``UsageError`` listing the known."""
+    """The preset called ``name``, or ``base[key=value,...]``: ``base`` with those options
+    (``Preset.with_options``; values true/false, none, numbers, or words). An unknown
+    name is a ``UsageError`` listing the known."""
+    base, bracket, rest = name.partition("[")
     try:
-        return PRESETS[name]
+        preset = PRESETS[name if not bracket else base]
     except KeyError:
         known = ", ".join(PRESETS)
         raise UsageError(f"unknown link preset {name!r} (known: {known})") from None
+    if not bracket:
+        return preset
+    if not rest.endswith("]"):
+        raise UsageError(f"link preset {name!r}: options must end with ']'")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest[:-1].split(",")):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"link preset {name!r}: option {item!r} is not key=value")
+        options[key.strip()] = _option_value(value.strip())
+    return preset.with_options(**options)
+
+
+def _option_value(text: str) -> Any:
+    words = {"true": True, "false": False, "none": None}
+    if text.lower() in words:
+        return words[text.lower()]
+    try:
+        return float(text)
+    except ValueError:
+        return text

@@ -53,9 +53,9 @@ class Rate:
 class ServiceTime:
     """A line that is busy with each packet for a random time, whatever its size.
 
-    Paper 002 models the GPRS radio by an IP-packet delay drawn from a histogram; its
-    throughputs (Tables 2 and 3) match one MSS-sized packet per drawn delay, so the
-    delay behaves as a service time, not as propagation (see docs/links.md).
+    The first GPRS presets served each packet for a whole drawn radio delay; the GPRS
+    radio is now ``gprs_radio.GprsRadioStage`` (a rate plus overlapping latency), and a
+    service time remains for lines measured that way (docs/links.md, finding 2).
     """
 
     def __init__(self, service: DelayDistribution) -> None:
