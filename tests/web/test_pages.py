@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wwanlab.core.errors import UsageError
+from wwanlab.web.cache import http_date
 from wwanlab.web.page import FIXED, VARIABLE, Page
 from wwanlab.web.pages import (
     HOSTS,
@@ -189,7 +190,14 @@ def write(path: Path, document: Any) -> Path:
 
 
 def page_as_har(p: Page) -> dict[str, Any]:
-    objects = [har_entry(o.url, o.content_type, o.body) for o in p.objects]
+    objects = []
+    for o in p.objects:
+        entry = har_entry(o.url, o.content_type, o.body)
+        if o.modified is not None:  # static objects keep their validator
+            entry["response"]["headers"] = [
+                {"name": "Last-Modified", "value": http_date(o.modified)}
+            ]
+        objects.append(entry)
     return har([har_entry(p.main.url, "text/html", p.main.body), *objects], title=p.name)
 
 

@@ -8,6 +8,12 @@ object that names the page itself, a name that does not resolve or a page of 10,
 objects end with a failure recorded on each object concerned, and ``download`` stops
 at a deadline, failing whatever has not arrived.
 
+With a ``web.cache.HttpCache`` (Mozilla's, section 4.1.3's revisit baseline) the browser
+asks the cache before the network: a fresh response is used with no request, a stale
+one with validators is revalidated by a conditional GET (a 304 gives the stored body
+back), and every 200 is offered to the cache. ``Setup.clock`` says when on the cache's
+clock the download starts, so a second download can come minutes after the first.
+
 Strategies (Table 5): ``http1.0`` up to 8 connections per server, one per object
 (Mozilla 1.4's default, section 3); ``http1.1`` 2 persistent connections per server
 (the default); ``opt`` HTTP/1.1 with N persistent connections (6 is the paper's best,
@@ -29,6 +35,7 @@ from wwanlab.link.presets import get_preset
 from wwanlab.sim.ipv4 import PROTO_UDP
 from wwanlab.tcp import TcpConfig
 from wwanlab.web.breakdown import Breakdown, DownlinkRecorder, breakdown
+from wwanlab.web.cache import FRESH, STALE, Headers, HttpCache
 from wwanlab.web.client import Strategy
 from wwanlab.web.dns import DNS_PORT, ZoneServer
 from wwanlab.web.fetcher import (
@@ -43,7 +50,7 @@ from wwanlab.web.fetcher import (
     ObjectArrived,
     RequestSent,
 )
-from wwanlab.web.http1 import decode_body
+from wwanlab.web.http1 import NOT_MODIFIED, decode_body
 from wwanlab.web.page import Page
 from wwanlab.web.pages.markup import references
 from wwanlab.web.rewrite import RewritingProxy
@@ -98,6 +105,8 @@ class Setup:
     explicit: ExplicitFactory | None = None
     tcp: TcpConfig | None = None  # None: Linux 2.4.20 (web.topology.linux_2_4)
     deadline: float = DEADLINE
+    cache: HttpCache | None = None  # the browser's HTTP cache (kept across downloads)
+    clock: float = 0.0  # s on the cache's and origins' clock at the download's start
 
     def __post_init__(self) -> None:
         get_preset(self.link)
@@ -123,6 +132,7 @@ class ObjectRecord:
     content_type: str = ""
     connection: int | None = None
     failure: str | None = None
+    cached: str = ""  # "fresh": no request; "revalidated": a 304 gave the stored body
 
     @property
     def ok(self) -> bool:
@@ -155,19 +165,86 @@ class Lookup:
 
 
 class Browser:
-    """Fetches a page's main URL, then each URL it embeds, once."""
+    """Fetches a page's main URL, then each URL it embeds, once; through ``cache`` when
+    given (its clock reads ``clock`` at time 0). ``conditional``: the fetcher can send
+    a conditional GET (else a stale entry is fetched anew)."""
 
-    def __init__(self, main_url: str, now: float = 0.0) -> None:
+    def __init__(
+        self,
+        main_url: str,
+        now: float = 0.0,
+        cache: HttpCache | None = None,
+        clock: float = 0.0,
+        conditional: bool = True,
+    ) -> None:
         self.main_url = main_url
         self.objects: dict[str, ObjectRecord] = {main_url: ObjectRecord(main_url, True, now)}
         self._open = 1
+        self._cache = cache
+        self._clock = clock
+        self._conditional = conditional
+        self._conditions: dict[str, Headers] = {}  # URL -> the validators its GET carries
 
     @property
     def done(self) -> bool:
         return self._open == 0
 
     def start(self) -> list[str]:
-        return [self.main_url]
+        return self._through_cache(self.main_url, self.objects[self.main_url].requested)
+
+    def conditions(self, url: str) -> Headers:
+        """The header fields of ``url``'s GET: the validators of a stale cache entry."""
+        return self._conditions.get(url, ())
+
+    def _through_cache(self, url: str, now: float) -> list[str]:
+        """The URLs to fetch for ``url``: none on a fresh hit (it arrives at once)."""
+        cache = self._cache
+        if cache is None:
+            return [url]
+        found = cache.lookup(url, self._clock + now)
+        if found.outcome == FRESH and found.stored is not None:
+            stored = found.stored
+            hit = ObjectArrived(
+                url, 200, stored.body, stored.content_type, stored.encoding, -1, now
+            )
+            wanted = self.on_event(hit, now)
+            self.objects[url].cached = "fresh"
+            return wanted
+        if found.outcome == STALE and self._conditional:
+            self._conditions[url] = found.conditions
+        return [url]
+
+    def _from_cache(self, event: ObjectArrived, record: ObjectRecord) -> ObjectArrived:
+        """A 304 to a conditional GET: the stored response, refreshed (RFC 9111 4.3.4);
+        a 200: offered to the cache."""
+        cache = self._cache
+        if cache is None:
+            return event
+        asked = self._clock + (record.sent if record.sent is not None else record.requested)
+        if event.status == NOT_MODIFIED and self._conditions.pop(event.url, None) is not None:
+            stored = cache.freshen(event.url, event.headers, asked, self._clock + event.at)
+            record.cached = "revalidated"
+            return ObjectArrived(
+                event.url,
+                200,
+                stored.body,
+                stored.content_type,
+                stored.encoding,
+                event.connection,
+                event.at,
+                stored.headers,
+            )
+        if event.status == 200:
+            cache.store(
+                event.url,
+                event.headers,
+                event.body,
+                event.content_type,
+                event.encoding,
+                asked,
+                self._clock + event.at,
+            )
+        return event
 
     def on_event(self, event: Event, now: float) -> list[str]:
         """Record ``event``; answer the URLs to fetch now."""
@@ -175,9 +252,12 @@ class Browser:
             record = self.objects.get(event.url)
             if record is None or record.finished is not None:
                 return []
+            crossed = len(event.body)
+            if event.connection >= 0:  # from the network, not a fresh hit
+                event = self._from_cache(event, record)
             record.finished = event.at
             record.status = event.status
-            record.size = len(event.body)
+            record.size = crossed if event.connection >= 0 else 0
             record.content_type = event.content_type
             record.connection = event.connection
             self._open -= 1
@@ -243,7 +323,7 @@ class Browser:
             return []
         self.objects[url] = ObjectRecord(url, False, now)
         self._open += 1
-        return [url]
+        return self._through_cache(url, now)
 
     def _record_failure(self, url: str, reason: str, now: float) -> None:
         if url not in self.objects:
@@ -345,17 +425,26 @@ def download(
     """Download ``page`` once in the simulator; deterministic for ``seed``.
     ``progress`` is called as each object arrives or fails."""
     preset = get_preset(setup.link)
-    topo = build(page, preset, seed, loss=setup.loss, tcp=setup.tcp, transparent=setup.transparent)
+    topo = build(
+        page,
+        preset,
+        seed,
+        loss=setup.loss,
+        tcp=setup.tcp,
+        transparent=setup.transparent,
+        clock=setup.clock,
+    )
     kernel = topo.net.kernel
     proxy = _place_proxy(topo, setup)
     dns = (PROXY_IP, DNS_PORT) if proxy is not None else topo.dns_address
     rng = topo.rng("client", "fetcher")
     fetcher: Fetcher
+    direct: DirectFetcher | None = None  # the fetcher that can send conditional GETs
     if setup.explicit is not None:
         fetcher = setup.explicit(topo, rng)
     else:
         strategy = strategy_for(setup.strategy, setup.connections)
-        fetcher = DirectFetcher(MOBILE_IP, dns, topo.tcp, rng, strategy)
+        fetcher = direct = DirectFetcher(MOBILE_IP, dns, topo.tcp, rng, strategy)
     recorder = DownlinkRecorder(preset)
     topo.access.ba.rx_taps.append(recorder.tap)
     dns_queries = [0]
@@ -366,7 +455,14 @@ def download(
             dns_queries[0] += 1
 
     topo.access.ab.tx_taps.append(count_query)
-    browser = Browser(page.main.url)
+    browser = Browser(page.main.url, 0.0, setup.cache, setup.clock, direct is not None)
+
+    def get(url: str, now: float) -> None:
+        if direct is not None:
+            direct.fetch(url, now, browser.conditions(url))
+        else:
+            fetcher.fetch(url, now)
+
     timeline = _Timeline()
     last = [0.0]
 
@@ -374,7 +470,7 @@ def download(
         timeline.add(event)
         now = kernel.now
         for url in browser.on_event(event, now):
-            fetcher.fetch(url, now)
+            get(url, now)
         if isinstance(event, ObjectArrived | FetchFailed):
             last[0] = max(last[0], now)
             if progress is not None:
@@ -384,7 +480,7 @@ def download(
 
     driver = FetcherDriver(topo.mobile, fetcher, on_event)
     for url in browser.start():
-        fetcher.fetch(url, 0.0)
+        get(url, 0.0)
     driver.flush()
     if not browser.done:
         topo.net.run(until=setup.deadline)

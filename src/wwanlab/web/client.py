@@ -115,10 +115,12 @@ class HttpClient(Layer):
     def connections_opened(self) -> int:
         return len(self._conns)
 
-    def get(self, target: str, now: float, host: str = "") -> None:
-        """Queue a GET (naming ``host``, default the server's address); it leaves as
-        soon as the strategy allows."""
-        self._queue.append(_Outgoing(target, host=host))
+    def get(
+        self, target: str, now: float, host: str = "", headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        """Queue a GET (naming ``host``, default the server's address, with ``headers``);
+        it leaves as soon as the strategy allows."""
+        self._queue.append(_Outgoing(target, headers=headers, host=host))
         self._dispatch(now)
 
     def post(

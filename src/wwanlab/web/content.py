@@ -118,6 +118,7 @@ EDIT_FRACTION = 0.03  # of an edited object's bytes rewritten ("a few percent")
 EDIT_RUN = (8, 40)  # characters per edit: a word to a headline
 REVISIT_REPLACED = 0.05  # of embedded objects: new URL, new bytes (a rotated ad, a new photo)
 REVISIT_ALIASED = 0.05  # of embedded objects: also embedded under a second URL, same bytes
+REVISIT_AFTER = 600.0  # s from the end of the first visit to the revisit: "within minutes"
 EDITABLE = re.compile(rb"[A-Za-z0-9 ]{8,}")  # runs of words; entities and markup untouched
 TAG = re.compile(rb"<[^>]*>")
 
@@ -130,13 +131,15 @@ def revisit(
     edit_fraction: float = EDIT_FRACTION,
     replaced: float = REVISIT_REPLACED,
     aliased: float = REVISIT_ALIASED,
+    changed: float | None = None,
 ) -> Page:
     """``page`` some minutes later. The HTML is always edited; ``ceil(edited * n)`` of the
     other n fixed-fidelity objects get ``edit_fraction`` of their bytes rewritten in
     place; ``ceil(replaced * m)`` of the m embedded objects are replaced by new ones
     under new URLs; ``ceil(aliased * m)`` others are embedded a second time under a URL
-    with a query string, same bytes; the rest are byte for byte the same. Works on
-    unencoded pages (compress after revisiting)."""
+    with a query string, same bytes; the rest are byte for byte the same. Edited and
+    replaced static objects get ``changed`` as their modification time (web.cache) when
+    given. Works on unencoded pages (compress after revisiting)."""
     if any(o.encoding != IDENTITY for o in [page.main, *page.objects]):
         raise ValueError("revisit a page before compressing it")
     count = len(page.objects)
@@ -152,11 +155,11 @@ def revisit(
     objects: list[WebObject] = []
     for i, obj in enumerate(page.objects):
         if i in replacing:
-            new = _replacement(obj, rng)
+            new = _stamped(_replacement(obj, rng), changed)
             changes[obj.url] = [new.url]
             objects.append(new)
             continue
-        current = _edit(obj, edit_fraction, rng) if i in editing else obj
+        current = _stamped(_edit(obj, edit_fraction, rng), changed) if i in editing else obj
         objects.append(current)
         if i in aliasing:
             alias = replace(current, url=_with_query(obj.url, rng))
@@ -165,6 +168,13 @@ def revisit(
     html = rewrite(page.main.body, page.main.url, changes)
     main = _edit(replace(page.main, body=html), edit_fraction, rng)
     return Page(page.name, main, tuple(objects))
+
+
+def _stamped(obj: WebObject, changed: float | None) -> WebObject:
+    """``obj`` modified at ``changed`` if it is static content and a time is given."""
+    if changed is None or obj.modified is None:
+        return obj
+    return replace(obj, modified=changed)
 
 
 def _with_query(url: str, rng: random.Random) -> str:
@@ -264,5 +274,7 @@ ASSUMPTIONS = [
     f"A revisit edits the HTML and {REVISIT_EDITED:.0%} of the other text objects "
     f"({EDIT_FRACTION:.0%} of their bytes, runs of {EDIT_RUN[0]}-{EDIT_RUN[1]} characters), "
     f"replaces {REVISIT_REPLACED:.0%} of the objects and aliases {REVISIT_ALIASED:.0%} under "
-    "a second URL (section 4.1.3 names incremental change and response aliasing, no shares).",
+    "a second URL (section 4.1.3 names incremental change and response aliasing, no shares); "
+    f"it comes {REVISIT_AFTER / 60:g} minutes after the first visit ended (section 2.2: CNN "
+    "'changes within minutes'), its changes made half-way between.",
 ]

@@ -132,6 +132,7 @@ class ObjectArrived(WebEvent):
     encoding: str  # Content-Encoding, "identity" when absent
     connection: int
     at: float
+    headers: tuple[tuple[str, str], ...] = ()  # the response's header fields (caching)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +224,7 @@ class DirectFetcher:
         self._clients: dict[str, HttpClient] = {}  # server address -> its client
         self._by_slot: list[HttpClient] = []  # clients in port-block order
         self._urls: dict[tuple[str, str, str], list[str]] = {}  # (addr, host, target) -> URLs
+        self._headers: dict[str, tuple[tuple[str, str], ...]] = {}  # URL -> its request headers
         self._events: list[Event] = []
 
     @property
@@ -234,13 +236,16 @@ class DirectFetcher:
         tcp = range(self._first_port, self._first_port + self._per_server * self._max_servers)
         return [(PROTO_UDP, range(self._resolver_port, self._resolver_port + 1)), (PROTO_TCP, tcp)]
 
-    def fetch(self, url: str, now: float) -> None:
+    def fetch(self, url: str, now: float, headers: tuple[tuple[str, str], ...] = ()) -> None:
+        """GET ``url`` with ``headers`` (a conditional request's validators)."""
         try:
             host, target = split_url(url)
         except ValueError:
             self._events.append(FetchFailed(url, "not an absolute http URL", now))
             return
         host = host.lower()
+        if headers:
+            self._headers[url] = headers
         if _is_address(host):
             self._send(url, host, target, host, now)
         elif host in self._addresses:
@@ -272,7 +277,7 @@ class DirectFetcher:
             self._clients[address] = client
             self._by_slot.append(client)
         self._urls.setdefault((address, host, target), []).append(url)
-        client.get(target, now, host)
+        client.get(target, now, host, self._headers.pop(url, ()))
 
     def _url(self, client: HttpClient, host: str, target: str) -> str | None:
         urls = self._urls.get((client.server[0], host, target))
@@ -310,7 +315,14 @@ class DirectFetcher:
                 content_type, encoding = response_meta(event.headers)
                 out.append(
                     ObjectArrived(
-                        url, event.status, event.body, content_type, encoding, event.port, event.at
+                        url,
+                        event.status,
+                        event.body,
+                        content_type,
+                        encoding,
+                        event.port,
+                        event.at,
+                        event.headers,
                     )
                 )
         elif isinstance(event, RequestFailed):

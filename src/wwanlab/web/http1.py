@@ -108,19 +108,20 @@ def encode_response(
     headers: tuple[tuple[str, str], ...] = (),
 ) -> bytes:
     reason = REASONS.get(status, "Unknown")
-    lines = [
-        f"{version} {status} {reason}",
-        f"Content-Type: {content_type}",
-        f"Content-Length: {len(body)}",
-    ]
+    lines = [f"{version} {status} {reason}"]
+    if status != NOT_MODIFIED:  # RFC 9110 8.6: a 304's length would be the 200's; none sent
+        lines += [f"Content-Type: {content_type}", f"Content-Length: {len(body)}"]
     lines.extend(f"{k}: {v}" for k, v in headers)
     if close and version == "HTTP/1.1":
         lines.append("Connection: close")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
+NOT_MODIFIED = 304  # RFC 9110 15.4.5
+
 REASONS = {
     200: "OK",
+    304: "Not Modified",
     400: "Bad Request",
     404: "Not Found",
     411: "Length Required",
@@ -273,6 +274,8 @@ class ResponseReader:
         if self._heads_expected and status >= 200:
             self._heads_expected -= 1
             body = b""
+        elif status in (204, 304) or 100 <= status < 200:
+            body = b""  # RFC 9112 6.3 rule 1: no content, whatever the header fields say
         elif self._is_chunked(headers):
             body = self._dechunk()
             if body is None:
@@ -280,10 +283,7 @@ class ResponseReader:
         else:
             length_text = _header(headers, "content-length")
             if length_text is None:
-                if status in (204, 304) or 100 <= status < 200:
-                    body = b""
-                else:
-                    return None  # delimited by close: see eof()
+                return None  # delimited by close: see eof()
             else:
                 if not length_text.isdigit() or len(length_text) > 15:
                     raise HttpError(f"bad Content-Length {length_text[:20]!r}")

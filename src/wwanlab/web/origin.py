@@ -5,6 +5,12 @@ handler that answers each request (a web service).
 It is itself a contract endpoint (bind it where the TCP endpoint would go): it passes
 segments to its ``TcpEndpoint`` and answers each complete request at once, in order,
 so pipelined requests get pipelined responses (RFC 9112 9.3.2).
+
+A ``WebObject`` with a modification time is served as a static file of the period was:
+with Date, Last-Modified and a strong ETag, and a conditional GET whose validators still
+match gets 304 Not Modified (RFC 9110 13.2.2, 15.4.5); one without is dynamic content,
+served with Date only. ``clock`` places the simulation's time 0 on the cache clock
+(``web.cache``), so two downloads of one page can happen minutes apart.
 """
 
 import random
@@ -21,8 +27,9 @@ from wwanlab.tcp import (
     TcpConfig,
     TcpEndpoint,
 )
+from wwanlab.web.cache import etag_of, not_modified, served_headers
 from wwanlab.web.events import RequestServed
-from wwanlab.web.http1 import HttpError, Request, RequestReader, encode_response
+from wwanlab.web.http1 import NOT_MODIFIED, HttpError, Request, RequestReader, encode_response
 from wwanlab.web.page import WebObject
 
 Handler = Callable[[Request], tuple[int, str, bytes]]
@@ -44,8 +51,10 @@ class HttpOrigin(Layer):
         resources: Mapping[str, bytes] | None = None,
         handler: Handler | None = None,
         objects: Mapping[str, WebObject] | None = None,
+        clock: float = 0.0,
     ) -> None:
         self.tcp = TcpEndpoint(ip, port, config, rng)
+        self.clock = clock
         self.tcp.listen()
         self._resources = resources or {}
         self._handler = handler
@@ -58,13 +67,13 @@ class HttpOrigin(Layer):
         tcp = self.tcp
         while (event := tcp.next_event()) is not None:
             if isinstance(event, DataReceived):
-                self._on_data(event.conn_id, event.data)
+                self._on_data(event.conn_id, event.data, now)
             elif isinstance(event, PeerClosed):
                 self._close(event.conn_id)
             elif isinstance(event, ConnectionReset | ConnectionAborted):
                 self._readers.pop(event.conn_id, None)
 
-    def _on_data(self, conn_id: int, data: bytes) -> None:
+    def _on_data(self, conn_id: int, data: bytes, now: float) -> None:
         if conn_id in self._closing:
             return  # a response with "close" was sent: later requests are ignored
         reader = self._readers.setdefault(conn_id, RequestReader())
@@ -80,6 +89,10 @@ class HttpOrigin(Layer):
                 status, content_type, body = 200, obj.content_type, obj.body
                 if obj.encoding != "identity":
                     headers = (("Content-Encoding", obj.encoding),)
+                headers += served_headers(obj, self.clock + now)
+                etag = None if obj.modified is None else etag_of(obj.body)
+                if etag is not None and not_modified(request.headers, etag, obj.modified):
+                    status, body = NOT_MODIFIED, b""
             elif self._handler is not None:
                 status, content_type, body = self._handler(request)
             else:

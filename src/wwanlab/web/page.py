@@ -43,6 +43,8 @@ class WebObject:
     content_type: str
     body: bytes
     encoding: str = "identity"  # the Content-Encoding it is served with ("gzip" once compressed)
+    modified: float | None = None  # Last-Modified on the cache clock (web.cache); None: dynamic
+    max_age: int | None = None  # Cache-Control max-age the origin sends; None: none sent
 
     def __post_init__(self) -> None:
         split_url(self.url)

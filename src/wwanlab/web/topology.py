@@ -257,8 +257,10 @@ def build(
     loss: float | None = None,
     tcp: TcpConfig | None = None,
     transparent: TransparentFactory | None = None,
+    clock: float = 0.0,
 ) -> WebTopology:
-    """The testbed for ``page`` over ``preset`` (``loss`` overrides its loss knob)."""
+    """The testbed for ``page`` over ``preset`` (``loss`` overrides its loss knob; the
+    origins' clock reads ``clock`` at time 0, see ``web.origin``)."""
     net = Network(seed)
     config = tcp or linux_2_4()
     mobile = net.add_host("mobile", MOBILE_IP)
@@ -291,7 +293,9 @@ def build(
         address = str(FIRST_ORIGIN_IP + index)
         host = net.add_host(f"origin:{name}", address)
         net.connect(internet, host, _wire(LAN_BPS, 0.0), _wire(LAN_BPS, 0.0))
-        origin = HttpOrigin(address, HTTP_PORT, config, topo.rng("origin", name), objects=objects)
+        origin = HttpOrigin(
+            address, HTTP_PORT, config, topo.rng("origin", name), objects=objects, clock=clock
+        )
         host.bind_transport(PROTO_TCP, HTTP_PORT, origin)
         topo.origins[name] = host
         topo.zone[name] = [address]

@@ -21,6 +21,7 @@ class Config:
     connections: int
     options: tuple[str, ...] = ()
     repeat: bool = False  # measured on a repeat visit (caches warm from the first)
+    browser_cache: bool = False  # the browser keeps its HTTP cache between the visits
 
 
 def _opt(n: int) -> Config:
@@ -62,11 +63,33 @@ CONFIGS: dict[str, Config] = {
     "dual-push": Config(
         "dual proxy + parse-and-push", "opt", OPT_CONNECTIONS, (*FULL, "dual", "parse-and-push")
     ),
+    # ... on a repeat visit by a browser with its HTTP cache (section 4.1.3: "real
+    # web-browsing"; Mozilla 1.4 had one), and, for the ablation, with the cache cleared
     "dual-repeat": Config(
-        "dual proxy, repeat visit", "opt", OPT_CONNECTIONS, (*FULL, "dual"), repeat=True
+        "dual proxy, repeat visit",
+        "opt",
+        OPT_CONNECTIONS,
+        (*FULL, "dual"),
+        repeat=True,
+        browser_cache=True,
     ),
     "dual-chk": Config(
         "dual proxy + CHK caching and delta, repeat visit",
+        "opt",
+        OPT_CONNECTIONS,
+        (*FULL, "dual", "chk-delta"),
+        repeat=True,
+        browser_cache=True,
+    ),
+    "dual-repeat-nocache": Config(
+        "dual proxy, repeat visit, browser cache cleared",
+        "opt",
+        OPT_CONNECTIONS,
+        (*FULL, "dual"),
+        repeat=True,
+    ),
+    "dual-chk-nocache": Config(
+        "dual proxy + CHK caching and delta, repeat visit, browser cache cleared",
         "opt",
         OPT_CONNECTIONS,
         (*FULL, "dual", "chk-delta"),

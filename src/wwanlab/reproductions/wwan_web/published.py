@@ -71,6 +71,11 @@ TABLE7: dict[str, dict[str, float]] = {
 }
 DNS_RANGE = (5.0, 9.0)  # section 4.2.2: DNS lookups' elimination "adds another 5-9%"
 SESSION_RANGE = (53.0, 65.0)  # section 4.2.2: "combined improvements ... between 53-65%"
+# The text's 53-65% is Table 7's printed Improv. column, which follows from no base among
+# the paper's times; the times give 48.5-61.8% against Table 4's HTTP/1.1-default (cnn:
+# 196.3 -> 101.1 s). The claim test uses the envelope of both (issue 23: a test the
+# paper's own numbers fail is a defect of the test).
+SESSION_TEST_RANGE = (48.0, 65.0)
 
 # Section 4.2.3 and 4.1.3 (dual-proxy techniques, no table).
 PARSE_AND_PUSH_RANGE = (5.0, 12.0)  # "an additional 5%-12% improvement"
@@ -85,6 +90,11 @@ TABLE8: dict[str, dict[str, float]] = {
 }
 TCP_WWAN_RANGE = (5.0, 13.0)  # section 4.3.2: "TCP-WWAN achieves between 5-13%"
 UDP_GPRS_RANGE = (7.0, 14.0)  # section 4.3.2: UDP-GPRS "between 7-14%"
+# The text rounds Table 8's printed Improv. columns; the table's own times give T1
+# 4.8-13.4% (mail 16.5 -> 15.7 s, yahoo 13.4 -> 11.6 s) and T2 8.3-14.9%. The claim tests
+# use the envelope of the text and the times, to the half point.
+TCP_WWAN_TEST_RANGE = (4.5, 13.5)
+UDP_GPRS_TEST_RANGE = (7.0, 15.0)
 
 # Table 9: latency (s) and improvement over HTTP/1.1-default of the combined schemes.
 TABLE9: dict[str, dict[str, tuple[float, float]]] = {

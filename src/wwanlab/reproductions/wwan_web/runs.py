@@ -21,10 +21,12 @@ from wwanlab.reproductions.wwan_web.configs import Config
 from wwanlab.reproductions.wwan_web.ftp import KB, ftp_download
 from wwanlab.reproductions.wwan_web.published import LINKS, SITES4
 from wwanlab.web.browser import PageDownload, Setup, download
+from wwanlab.web.cache import HttpCache, prime
 from wwanlab.web.content import ASSUMPTIONS as CONTENT_ASSUMPTIONS
-from wwanlab.web.content import compressibility, revisit
+from wwanlab.web.content import REVISIT_AFTER, compressibility, revisit
 from wwanlab.web.page import Page
 from wwanlab.web.pages import SITES, Compressibility, generate
+from wwanlab.web.pages.hosts import ROLES
 from wwanlab.web.pages.tables import ASSUMPTIONS as PAGE_ASSUMPTIONS
 from wwanlab.web.topology import ASSUMPTIONS as TOPOLOGY_ASSUMPTIONS
 from wwanlab.web.topology import linux_2_4
@@ -39,25 +41,41 @@ def table1_sites() -> tuple[str, ...]:
     return tuple(SITES)
 
 
+def split_site(site: str) -> tuple[str, str]:
+    """``cnn@even`` -> (``cnn``, ``even``): a site with its page's host spread
+    (``web.pages.hosts``; the roles by default)."""
+    name, _, spread = site.partition("@")
+    return name, spread or ROLES
+
+
 def page_download(link: str, site: str, config: Config, page_seed: int, seed: int) -> Row:
     """One download of the site's page ``page_seed`` under ``config``; its row. A
     ``repeat`` configuration first downloads the page, then measures the page as
-    ``web.content.revisit`` makes it a while later, with the dual proxy's CHK stores
-    (when it runs) kept from the first visit."""
+    ``web.content.revisit`` makes it ``REVISIT_AFTER`` later, with the dual proxy's CHK
+    stores (when it runs) and, for ``browser_cache``, the browser's HTTP cache kept from
+    the first visit. Behind the dual proxy, whose channel returns no header fields, the
+    cache holds what a direct first visit would have stored (``web.cache.prime``)."""
     options = parse_options(",".join(config.options))
-    original = generate(site, page_seed)
+    name, spread = split_site(site)
+    original = generate(name, page_seed, spread)
     setup = Setup(link=link, strategy=config.strategy, connections=config.connections)
     transformed, setup = apply(options, original, setup)
     if not config.repeat:
         return row(download(transformed, setup, seed), original)
+    dual = isinstance(setup.explicit, DualFactory)
     if isinstance(setup.explicit, DualFactory):
         setup = dataclasses.replace(setup, explicit=_with_stores(setup.explicit))
-    download(transformed, setup, seed)
-    later = revisit(original, random.Random(seed))
+    cache = HttpCache() if config.browser_cache else None
+    first = download(transformed, dataclasses.replace(setup, cache=cache), seed)
+    if cache is not None and dual:
+        prime(cache, [transformed.main, *transformed.objects], first.total_time)
+    ended = first.total_time
+    later = revisit(original, random.Random(seed), changed=ended + REVISIT_AFTER / 2)
     transformed, _ = apply(options, later, setup)
     if isinstance(setup.explicit, DualFactory):  # the same caches, a fresh proxy pair
         setup = dataclasses.replace(setup, explicit=_with_stores(setup.explicit))
-    return row(download(transformed, setup, seed + 1), later)
+    again = dataclasses.replace(setup, cache=cache, clock=ended + REVISIT_AFTER)
+    return row(download(transformed, again, seed + 1), later)
 
 
 def _with_stores(factory: DualFactory) -> DualFactory:
@@ -82,6 +100,7 @@ def row(d: PageDownload, original: Page) -> Row:
         "body_kb": d.body_bytes / KB,
         "downlink_kb": d.downlink_bytes / KB,
         "failed_objects": sum(1 for o in d.objects if not o.ok),
+        "cached_objects": sum(1 for o in d.objects if o.cached),
         "connections": len(d.connections),
         "dns_queries": d.dns_queries,
         "share_payload": shares["payload"],

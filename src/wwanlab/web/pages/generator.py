@@ -17,46 +17,66 @@ from wwanlab.core.rng import RngStreams
 from wwanlab.web.page import Page, WebObject
 from wwanlab.web.pages import sizes as sizing
 from wwanlab.web.pages import synth
+from wwanlab.web.pages.hosts import AD, AD_OBJECTS, BEACON, IMAGES, MAIN, ROLES, SCRIPT, place
 from wwanlab.web.pages.markup import embedding_tag
 from wwanlab.web.pages.tables import SITES, fixed_share, lossless_ratio
 
-# Host names, the main document's first. CNN's are Figure 3's where it spells them
-# (www2.cnn.com, i2.cnn.net, ads.web.aol.com, ping.nnselect.com); its elided Akamai
-# name and its server known only by an IP address get invented names. The other sites'
-# names are invented under .example (the paper names none): a main server, then image,
-# script and advertising servers as pages of the period used them.
-HOSTS: dict[str, tuple[str, ...]] = {
-    "altavista": ("www.altavista.example", "img.altavista.example"),
+# Host names with their role, the main document's first. CNN's are Figure 3's where it
+# spells them (www2.cnn.com, i2.cnn.net, ads.web.aol.com, ping.nnselect.com); its elided
+# Akamai name and its server known only by an IP address get invented names. The other
+# sites' names are invented under .example (the paper names none): a main server, then
+# image, script and advertising servers as pages of the period used them. Roles
+# (``hosts``): MAIN serves the HTML and, where the site has no SCRIPT host, its style
+# sheets and scripts; IMAGES (the site's image servers and CDN) share its images; an AD
+# server serves ``hosts.AD_OBJECTS`` images, a BEACON (counter, ping) one.
+HOSTS_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "altavista": (("www.altavista.example", MAIN), ("img.altavista.example", IMAGES)),
     "mail": (
-        "www.mail.example", "img.mail.example", "ads.adserver.example", "stats.counter.example",
+        ("www.mail.example", MAIN), ("img.mail.example", IMAGES),
+        ("ads.adserver.example", AD), ("stats.counter.example", BEACON),
     ),
     "yahoo": (
-        "www.yahoo.example", "us.i1.yimg.example", "us.js2.yimg.example",
-        "us.a1.yimg.example", "ads.yahoo.example", "geo.yahoo.example",
+        ("www.yahoo.example", MAIN), ("us.i1.yimg.example", IMAGES),
+        ("us.js2.yimg.example", SCRIPT), ("us.a1.yimg.example", AD),
+        ("ads.yahoo.example", AD), ("geo.yahoo.example", BEACON),
     ),
-    "go": ("www.go.example", "img.go.example", "ads.go.example"),
-    "bbc": ("www.bbc.example", "newsimg.bbc.example"),
-    "amazon": ("www.amazon.example", "images.amazon.example", "g-images.amazon.example"),
+    "go": (("www.go.example", MAIN), ("img.go.example", IMAGES), ("ads.go.example", AD)),
+    "bbc": (("www.bbc.example", MAIN), ("newsimg.bbc.example", IMAGES)),
+    "amazon": (
+        ("www.amazon.example", MAIN), ("images.amazon.example", IMAGES),
+        ("g-images.amazon.example", IMAGES),
+    ),
     "aol": (
-        "www.aol.example", "cdn.aol.example", "img.aol.example", "js.aol.example",
-        "ads.web.aol.example", "stats.aol.example", "ar.atwola.example", "a1.akamai.example",
+        ("www.aol.example", MAIN), ("cdn.aol.example", IMAGES), ("img.aol.example", IMAGES),
+        ("js.aol.example", SCRIPT), ("ads.web.aol.example", AD), ("stats.aol.example", BEACON),
+        ("ar.atwola.example", AD), ("a1.akamai.example", IMAGES),
     ),
     "sourceforge": (
-        "sourceforge.example", "images.sourceforge.example", "ads.osdn.example",
-        "c.sf.example", "pixel.counter.example",
+        ("sourceforge.example", MAIN), ("images.sourceforge.example", IMAGES),
+        ("ads.osdn.example", AD), ("c.sf.example", BEACON), ("pixel.counter.example", BEACON),
     ),
-    "fortunecity": ("www.fortunecity.example",),
+    "fortunecity": (("www.fortunecity.example", MAIN),),
     "cnn": (
-        "www2.cnn.com", "i2.cnn.net", "ads.web.aol.com", "a1.deploy.akamai.example",
-        "ping.nnselect.com", "svcs.cnn.example",
+        ("www2.cnn.com", MAIN), ("i2.cnn.net", IMAGES), ("ads.web.aol.com", AD),
+        ("a1.deploy.akamai.example", IMAGES), ("ping.nnselect.com", BEACON),
+        ("svcs.cnn.example", BEACON),
     ),
 }  # fmt: skip
+HOSTS: dict[str, tuple[str, ...]] = {
+    site: tuple(name for name, _ in hosts) for site, hosts in HOSTS_ROLES.items()
+}
 
 CSS_SHARE = 1 / 3  # of the fixed-fidelity objects besides the HTML; the rest is JavaScript
 SMALL_IMAGE = 2000  # bytes: under it an image is a GIF (or PNG), over it mostly a JPEG
 SMALL_GIF_SHARE = 0.85  # of small images (buttons, spacers, icons); the rest PNG
 LARGE_JPEG_SHARE = 0.7  # of large images (photos); the rest GIF
 PAGES_CACHED = 64  # about 0.1-0.2 MB each
+# Embedded objects are static files, served with Last-Modified and ETag; the HTML is
+# generated per request, with neither (Wills and Mikhailov, WWW8 1999: HTML often carries
+# no validator, embedded images are reused across versions of a page). Their age is
+# assumed; any age over ten times the revisit interval gives the same browser-cache
+# outcome (RFC 9111 4.2.2's heuristic lifetime, a tenth of the age, then outlasts it).
+STATIC_AGE = 7 * 86400.0  # s before the cache clock's 0
 MAX_PIXELS = (468, 300)  # image width, height drawn up to these (468: the banner ad width)
 
 
@@ -70,9 +90,10 @@ class _Object:
 
 
 @functools.lru_cache(maxsize=PAGES_CACHED)
-def generate(site: str, seed: int) -> Page:
-    """The page of Table 1's ``site`` for ``seed`` (kept for reuse: a page is immutable,
-    and a reproduction downloads the same page in many configurations)."""
+def generate(site: str, seed: int, spread: str = ROLES) -> Page:
+    """The page of Table 1's ``site`` for ``seed``, its objects placed on hosts by
+    ``spread`` (``hosts``; kept for reuse: a page is immutable, and a reproduction
+    downloads the same page in many configurations)."""
     row = SITES.get(site)
     if row is None:
         raise UsageError(f"unknown site {site!r}; known: {', '.join(SITES)}")
@@ -81,7 +102,7 @@ def generate(site: str, seed: int) -> Page:
     sizes = sizing.allocate(row.count, row.total_bytes, row.max_bytes, rng)
     fixed = sizing.split(sizes, round(fixed_share(site) * row.total_bytes), row.max_bytes)
     main_size, css_js, images = _classify(sizes, fixed, rng)
-    objects = _place(site, css_js, images, rng)
+    objects = _place(site, css_js, images, spread, rng)
     head = [o for o in objects if o.content_type == "text/css"]
     body = [o for o in objects if o.content_type != "text/css"]
     rng.shuffle(body)
@@ -106,7 +127,7 @@ def generate(site: str, seed: int) -> Page:
         else:
             image_rng = streams.stream("web-page", site, o.url)
             body_bytes = synth.image(o.content_type, o.size, o.width, o.height, image_rng)
-        served.append(WebObject(o.url, o.content_type, body_bytes))
+        served.append(WebObject(o.url, o.content_type, body_bytes, modified=-STATIC_AGE))
     return Page(site, main, tuple(served))
 
 
@@ -143,17 +164,15 @@ def _place(
     site: str,
     css_js: list[tuple[str, int]],
     images: list[tuple[str, int]],
+    spread: str,
     rng: random.Random,
 ) -> list[_Object]:
-    """Each embedded object on a host, every host serving at least one object (the
-    main host serves the HTML), with a path of its type."""
+    """Each embedded object on a host by ``spread`` (``hosts.place``), with a path of its
+    type."""
     hosts = HOSTS[site]
     typed = css_js + images
-    order = list(range(len(typed)))
-    rng.shuffle(order)
-    where = [0] * len(typed)
-    for n, i in enumerate(order):
-        where[i] = n + 1 if n + 1 < len(hosts) else rng.randrange(len(hosts))
+    roles = [role for _, role in HOSTS_ROLES[site]]
+    where = place([k for k, _ in typed], [s for _, s in typed], roles, spread, rng)
     objects = []
     for i, ((content_type, size), host) in enumerate(zip(typed, where, strict=True)):
         folder, extension = EXTENSION[content_type]
@@ -208,8 +227,14 @@ ASSUMPTIONS = [
     f"under {SMALL_IMAGE} bytes are GIF ({SMALL_GIF_SHARE:.0%}) or PNG, larger ones JPEG "
     f"({LARGE_JPEG_SHARE:.0%}) or GIF.",
     "Host names: CNN's from Figure 3 (its Akamai server and the one shown as an IP address "
-    "get invented names); the other sites' are invented under .example; objects are spread "
-    "over a site's hosts at random, each host serving at least one.",
+    "get invented names); the other sites' are invented under .example. Objects are placed "
+    "by their host's role (web.pages.hosts): the HTML, style sheets and scripts on the main "
+    f"(or script) server, {AD_OBJECTS} images on each ad server and one on each counter, "
+    "as Figure 3's connections to CNN's servers show, the other images shared evenly by the "
+    "image servers and CDNs (Krishnamurthy, Wills, Zhang 2001: CDNs serve images).",
+    f"Embedded objects are static (Last-Modified {STATIC_AGE / 86400:g} days before the "
+    "first visit, an ETag); the main HTML is dynamic (no validator), so a browser cache "
+    "reuses the former and always fetches the latter.",
     "Text is synthesized from a markup grammar whose one knob, the share of random tokens "
     "among its words, is bisected per page so that gzip shrinks the fixed-fidelity content "
     "by Table 3's ratio; words follow Zipf's law with exponent "

@@ -38,6 +38,7 @@ from urllib.parse import unquote, urldefrag, urlsplit, urlunsplit
 
 from wwanlab.core.errors import UsageError
 from wwanlab.core.rng import derive_seed
+from wwanlab.web.cache import parse_date
 from wwanlab.web.page import Page, WebObject, split_url
 from wwanlab.web.pages import synth
 from wwanlab.web.pages.markup import embedding_tag, references, rewrite
@@ -120,6 +121,7 @@ class _Entry:
     mime: str
     text: bytes | None  # None: saved without its body
     size: int
+    modified: float | None = None  # its Last-Modified on the cache clock (web.cache)
 
     @property
     def is_html(self) -> bool:
@@ -191,9 +193,11 @@ def _page_from_har(har: Any, file: Path) -> Page:
     html = rewrite(html, main_entry.url, {url: [] for url in missing})
     html = _append_tags(html, [embedding_tag(kept[url].mime, url) for url in extra])
     bodies = _bodies(list(kept.values()))
-    main = WebObject(main_entry.url, main_entry.mime, html)
+    main = WebObject(main_entry.url, main_entry.mime, html, modified=main_entry.modified)
     order = references(html, main.url)
-    objects = tuple(WebObject(url, kept[url].mime, bodies[url]) for url in order)
+    objects = tuple(
+        WebObject(url, kept[url].mime, bodies[url], modified=kept[url].modified) for url in order
+    )
     pages = log.get("pages")
     first = pages[0] if isinstance(pages, list) and pages else None
     title = first.get("title") if isinstance(first, dict) else None
@@ -211,6 +215,7 @@ def _entry(node: Any, where: str) -> _Entry | None:
     mime = _get(content, "mimeType", str, where + ".response.content") or DEFAULT_TYPE
     if not 200 <= status < 300:
         return None
+    modified = _last_modified(response.get("headers"))
     parts = urlsplit(urldefrag(url).url)
     if parts.scheme.lower() not in ("http", "https"):
         return None
@@ -223,18 +228,29 @@ def _entry(node: Any, where: str) -> _Entry | None:
     if text is None:
         if size < 0:
             raise UsageError(f"{where}.response.content.size is negative")
-        return _Entry(url, mime, None, size)
+        return _Entry(url, mime, None, size, modified)
     if not isinstance(text, str):
         raise _Missing(f"{where}.response.content.text not a string")
     encoding = content.get("encoding")
     if encoding is None:
-        return _Entry(url, mime, text.encode("utf-8", errors="replace"), size)
+        return _Entry(url, mime, text.encode("utf-8", errors="replace"), size, modified)
     if encoding != "base64":
         raise UsageError(f"{where}.response.content.encoding {str(encoding)[:20]!r} is not base64")
     try:
-        return _Entry(url, mime, base64.b64decode(text, validate=True), size)
+        return _Entry(url, mime, base64.b64decode(text, validate=True), size, modified)
     except binascii.Error:
         raise UsageError(f"{where}.response.content.text is not base64") from None
+
+
+def _last_modified(headers: Any) -> float | None:
+    """The response's Last-Modified (HAR ``response.headers``) on the cache clock, so the
+    origin serves the object with its validators; None when absent or unreadable."""
+    if not isinstance(headers, list):
+        return None
+    for header in headers:
+        if isinstance(header, dict) and str(header.get("name", "")).lower() == "last-modified":
+            return parse_date(str(header.get("value", "")))
+    return None
 
 
 def _append_tags(html: bytes, tags: list[str]) -> bytes:
