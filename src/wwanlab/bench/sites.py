@@ -92,3 +92,4 @@ async def serve_page(page: Page) -> AsyncIterator[Served]:
         for runner in runners:
             await runner.cleanup()
         dns.close()
+        await dns.closed  # the next page binds the same address
