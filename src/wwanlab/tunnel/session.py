@@ -295,6 +295,11 @@ class TunnelClient:
         self.streams.send(Frame(Kind.RESET, stream), now)
 
     @property
+    def heard(self) -> bool:
+        """Whether a datagram from the server has authenticated (over TCP or UDP)."""
+        return self.streams.channel.opener.window.newest >= 0
+
+    @property
     def unacknowledged(self) -> int:
         """Fragments queued or in flight on the channel (for back-pressure)."""
         channel = self.streams.channel.channel
