@@ -225,6 +225,7 @@ class TunnelServerProxy:
             found = self.origins.get((event.client, event.stream))
             if found is not None:
                 self._to_origin(event, found)
+                self._drop_if_done(event.client, event.stream)
         elif isinstance(event, StreamReset):
             self._drop((event.client, event.stream))
         elif isinstance(event, TunnelFailed):
@@ -247,6 +248,13 @@ class TunnelServerProxy:
             self._drop((event.client, event.stream))
             return
         origin.pending.append(event.data)
+
+    def _drop_if_done(self, client: bytes, stream: int) -> None:
+        """Both ways closed: the origin's connection and its entry go."""
+        if not self.endpoint.holds(client, stream):
+            origin = self.origins.pop((client, stream), None)
+            if origin is not None and origin.writer is not None:
+                origin.writer.close()
 
     def _drop(self, key: tuple[bytes, int]) -> None:
         origin = self.origins.pop(key, None)
@@ -300,6 +308,7 @@ class TunnelServerProxy:
                 await _drain_channel(lambda: self.endpoint.unacknowledged(client))
             self.endpoint.close(client, stream, self._now())
             self._pump()
+            self._drop_if_done(client, stream)
         except (OSError, KeyError):
             self._drop(key)
 
@@ -524,8 +533,10 @@ class TunnelClientProxy:
             del self.locals[event.stream]
         elif isinstance(event, StreamData):
             local.writer.write(event.data)
-        elif isinstance(event, StreamClosed) and local.writer.can_write_eof():
-            local.writer.write_eof()
+        elif isinstance(event, StreamClosed):
+            if local.writer.can_write_eof():
+                local.writer.write_eof()
+            self._forget_if_done(event.stream)
         elif isinstance(event, StreamReset):
             local.writer.close()
             del self.locals[event.stream]
@@ -556,10 +567,17 @@ class TunnelClientProxy:
                 self._driver.pump()
                 await _drain_channel(lambda: self.endpoint.unacknowledged)
             self.endpoint.close(stream, self._now())
+            self._driver.pump()
+            self._forget_if_done(stream)
         except OSError:
             self.endpoint.reset(stream, self._now())
             self.locals.pop(stream, None)
-        self._driver.pump()
+            self._driver.pump()
+
+    def _forget_if_done(self, stream: int) -> None:
+        """Both ways closed: the local connection and its entry go."""
+        if not self.endpoint.holds(stream) and (local := self.locals.pop(stream, None)):
+            local.writer.close()
 
     async def _socks(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """RFC 1928: greeting, CONNECT request, reply, then relay."""
