@@ -14,9 +14,10 @@ SIGTERM), and the datagrams the flooding socket received back: the server answer
 nothing unauthenticated, so that must be 0.
 
 Clients: for each N in ``--clients``, a server with N keys, and N tunnel clients
-(``wwanlab.aio.tunnel``, in this process) that each fetch ``--object`` octets from a
-loopback origin through their SOCKS5 proxy; the server's VmRSS before any client and
-after all fetched, and the difference per client.
+(``wwanlab.aio.tunnel``, in this process) that each fetch ``--fetches`` objects of
+``--object`` octets from a loopback origin through their SOCKS5 proxy, one TCP
+connection (one stream) each; the server's VmRSS before any client and after all
+fetched, and the difference per client.
 """
 
 import argparse
@@ -173,9 +174,10 @@ def flood(rate: int, seconds: float) -> Flood:
     return Flood(sent, elapsed, back, (before, peak, after, high), refused)
 
 
-async def clients_case(count: int, size: int) -> tuple[int, int, int]:
+async def clients_case(count: int, size: int, fetches: int) -> tuple[int, int, int]:
     """Server VmRSS (KiB) with ``count`` keys before any client, after each fetched
-    ``size`` octets through its own client, and its high-water mark."""
+    ``fetches`` objects of ``size`` octets through its own client, one connection each,
+    and its high-water mark."""
     body = random.Random(2).randbytes(size)
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -203,9 +205,10 @@ async def clients_case(count: int, size: int) -> tuple[int, int, int]:
                 socks, _ = await proxy.start(("127.0.0.1", 0), None)
                 assert socks is not None
                 proxies.append((proxy, socks[1]))
-            got = await asyncio.gather(*(fetch(s, origin_port) for _, s in proxies))
-            if any(g != body for g in got):
-                raise SystemExit("a client's object did not arrive byte for byte")
+            for _ in range(fetches):
+                got = await asyncio.gather(*(fetch(s, origin_port) for _, s in proxies))
+                if any(g != body for g in got):
+                    raise SystemExit("a client's object did not arrive byte for byte")
             await asyncio.sleep(SETTLE)
             after = rss_kib(server.pid)
             high = rss_kib(server.pid, "VmHWM")
@@ -234,7 +237,8 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=10_000, help="forged datagrams a second")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", default="1,20", help="numbers of genuine clients")
-    parser.add_argument("--object", type=int, default=100_000, help="octets each client gets")
+    parser.add_argument("--object", type=int, default=100_000, help="octets of each object")
+    parser.add_argument("--fetches", type=int, default=5, help="objects each client gets")
     args = parser.parse_args()
     result = flood(args.rate, args.seconds)
     before, peak, after, high = result.rss
@@ -248,7 +252,7 @@ def main() -> None:
     print("clients  VmRSS before KiB  after KiB  VmHWM KiB  per client KiB")
     grown = {}
     for count in (int(c) for c in args.clients.split(",")):
-        c_before, c_after, c_high = asyncio.run(clients_case(count, args.object))
+        c_before, c_after, c_high = asyncio.run(clients_case(count, args.object, args.fetches))
         grown[count] = c_after - c_before
         per = grown[count] / count
         print(f"{count:7d}  {c_before:16d}  {c_after:9d}  {c_high:9d}  {per:14.1f}")

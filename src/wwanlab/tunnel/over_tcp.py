@@ -28,7 +28,7 @@ LENGTH_LEN = 2  # octets of the length before each datagram
 MIN_DATAGRAM = HEADER_LEN + TAG_LEN  # an empty payload sealed
 # Paper 003 section 3: WWAN round trips reach 3 s (the first packet after idle waits for
 # a TBF). Three of them without a word back is no slow link but a blocked one: by then
-# UDP-GPRS has sent its first datagram and repaired it twice (RTO_INITIAL is 3 s).
+# UDP-GPRS has repaired its first datagram at least once (RTO_INITIAL is 3 s).
 FALLBACK_AFTER = 3 * WWAN_MAX_RTT  # 9 s
 # A client on TCP sends at least every keep-alive interval (2 s), and its datagram takes
 # at most one worst round trip (3 s) to cross; twice that is the grace a connection gets.
