@@ -155,6 +155,12 @@ def test_command_line_errors(tmp_path: Path) -> None:
     assert allow.returncode == 2 and "--allow 'ten' is not an IP network" in allow.stderr
     credit = run("client", "--server", "127.0.0.1:9", "--key", str(key), "--credit", "100")
     assert credit.returncode == 2 and "--credit 100 outside 1431..65535 octets" in credit.stderr
+    transport = run("client", "--server", "127.0.0.1:9", "--key", str(key), "--transport", "x")
+    assert transport.returncode == 2 and "--transport 'x' is not auto, udp or tcp" in (
+        transport.stderr
+    )
+    tcp = run("server", "--key", str(key), "--tcp-listen", "7447")
+    assert tcp.returncode == 2 and "--tcp-listen '7447' is not HOST:PORT" in tcp.stderr
 
 
 async def socks_fetch(socks: int, port: int) -> bytes:
@@ -209,6 +215,29 @@ def test_falls_back_to_tcp_when_udp_brings_nothing_back() -> None:
         server.close()
         hole.close()
         web.close()
+
+    asyncio.run(main())
+
+
+def test_stays_on_udp_while_tcp_cannot_connect_either() -> None:
+    async def main() -> None:
+        hole = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        hole.bind(("127.0.0.1", 0))
+        hole.setblocking(False)
+        closed = socket.socket()  # a TCP port that refuses: bound, never listening
+        closed.bind(("127.0.0.1", 0))
+        client = TunnelClientProxy(
+            hole.getsockname(), KEYS, tcp_server=closed.getsockname(), fallback_after=0.3
+        )
+        socks, _ = await client.start(("127.0.0.1", 0), None)
+        assert socks is not None
+        _, w = await asyncio.open_connection("127.0.0.1", socks[1])
+        w.write(b"\x05\x01\x00\x05\x01\x00\x03\x09localhost\x00\x50")
+        await asyncio.sleep(1.0)  # three fallback intervals, each trying TCP once
+        assert client.carried_by == "udp" and len(hole.recv(2048)) > 0
+        await client.close()
+        hole.close()
+        closed.close()
 
     asyncio.run(main())
 

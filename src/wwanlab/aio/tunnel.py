@@ -441,7 +441,7 @@ class TunnelClientProxy:
         self.locals: dict[int, _Local] = {}
         self._driver: UdpDriver | _TcpDriver | None = None
         self._fallback: asyncio.TimerHandle | None = None
-        self._over_tcp: asyncio.Task[None] | None = None
+        self._tcp_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.Server] = []
 
     async def start(
@@ -449,7 +449,9 @@ class TunnelClientProxy:
     ) -> tuple[Address | None, Address | None]:
         """Bind the channel's socket and the proxies; their bound addresses."""
         if self.transport == "tcp":
-            self._carry_over_tcp()
+            driver = _TcpDriver(self.endpoint, self._event, self.server)
+            self._driver = driver
+            self._tcp_task = asyncio.create_task(self._over_tcp(driver, falling_back=False))
         else:
             self._driver = await UdpDriver.bind(self.endpoint, self._event, ("0.0.0.0", 0))
         bound: list[Address | None] = []
@@ -470,40 +472,41 @@ class TunnelClientProxy:
             local.writer.close()
         if self._fallback is not None:
             self._fallback.cancel()
-        if self._over_tcp is not None:
-            self._over_tcp.cancel()
+        if self._tcp_task is not None:
+            self._tcp_task.cancel()
         if self._driver is not None:
             self._driver.close()
 
-    def _carry_over_tcp(self) -> None:
-        """From now on the channel's datagrams cross a TCP connection to the server."""
-        if self._driver is not None:
-            self._driver.close()
-        driver = _TcpDriver(self.endpoint, self._event, self.server)
-        self._driver = driver
-        self.carried_by = "tcp"
-        self._over_tcp = asyncio.create_task(self._keep_connected(driver))
-
-    async def _keep_connected(self, driver: _TcpDriver) -> None:
-        """Connect to the server, and again ``RECONNECT_AFTER`` whenever that fails."""
+    async def _over_tcp(self, driver: _TcpDriver, *, falling_back: bool) -> None:
+        """Carry the channel over TCP: connect, and again ``RECONNECT_AFTER`` whenever
+        the connection fails or drops. Falling back, UDP stays until TCP connects: a
+        server that cannot be reached by TCP either is tried again ``fallback_after``
+        later, and UDP may yet answer meanwhile."""
         loop = asyncio.get_running_loop()
         while True:
             try:
                 await loop.create_connection(lambda: driver, *self.tcp_server)
             except OSError as e:
                 log.warning("tunnel server %s over tcp: %s", self.tcp_server, e.strerror or e)
+                if falling_back:
+                    self._tcp_task = None
+                    self._fallback = loop.call_later(self.fallback_after, self._fall_back)
+                    return
             else:
+                if falling_back:
+                    log.warning("no answer over udp: the tunnel goes over tcp from now on")
+                    assert self._driver is not None
+                    self._driver.close()
+                    self._driver = driver
+                    self.carried_by = "tcp"
+                    falling_back = False
                 await driver.lost.wait()
             await asyncio.sleep(RECONNECT_AFTER)
 
     def _fall_back(self) -> None:
-        if not self.endpoint.heard:
-            log.warning(
-                "no answer over udp in %.0f s: carrying the tunnel over tcp to %s:%d",
-                self.fallback_after,
-                *self.tcp_server,
-            )
-            self._carry_over_tcp()
+        if not self.endpoint.heard and self._tcp_task is None:
+            driver = _TcpDriver(self.endpoint, self._event, self.server)
+            self._tcp_task = asyncio.create_task(self._over_tcp(driver, falling_back=True))
 
     def _now(self) -> float:
         assert self._driver is not None
