@@ -191,6 +191,27 @@ def test_over_tcp_every_octet_arrives() -> None:
     asyncio.run(main())
 
 
+def test_a_keys_newer_tcp_connection_closes_its_older_one() -> None:
+    async def main() -> None:
+        web, port = await origin()
+        server = TunnelServerProxy([KEYS], parse_networks(["127.0.0.0/8"]))
+        udp = await server.start(("127.0.0.1", 0), ("127.0.0.1", 0))
+        first = TunnelClientProxy(udp, KEYS, transport="tcp", tcp_server=server.tcp_local)
+        socks, _ = await first.start(("127.0.0.1", 0), None)
+        assert socks is not None and await socks_fetch(socks[1], port) == BODY
+        again = TunnelClientProxy(udp, KEYS, transport="tcp", tcp_server=server.tcp_local)
+        socks, _ = await again.start(("127.0.0.1", 0), None)  # the same key, restarted
+        assert socks is not None and await socks_fetch(socks[1], port) == BODY
+        assert server.tcp_closed["a newer connection of its key"] == 1
+        assert len(server._by_client) == 1
+        await first.close()
+        await again.close()
+        server.close()
+        web.close()
+
+    asyncio.run(main())
+
+
 def test_falls_back_to_tcp_when_udp_brings_nothing_back() -> None:
     async def main() -> None:
         web, port = await origin()

@@ -134,7 +134,7 @@ class TunnelServerProxy:
         self.tcp_closed: Counter[str] = Counter()
         self.tcp_local: Address | None = None
         self._routes = _Routes(self.endpoint)
-        self._by_client: dict[bytes, asyncio.StreamWriter] = {}
+        self._by_client: dict[bytes, tuple[TcpInbound, asyncio.StreamWriter]] = {}
         self._unauthenticated = 0
         self._driver: UdpDriver | None = None
         self._tcp: asyncio.Server | None = None
@@ -172,31 +172,33 @@ class TunnelServerProxy:
                     inbound.handle_timer(self._now())
                     continue
                 if not data:
-                    inbound.closed = "closed by the peer"
+                    inbound.closed = inbound.closed or "closed by the peer"
                     break
                 known = inbound.client is not None
                 inbound.receive_data(data, self._now())
                 if not known and inbound.client is not None:
-                    self._authenticated(inbound.client, writer)
+                    self._authenticated(inbound, writer)
                 self._pump()
         except OSError as e:
             inbound.closed = f"error: {e.strerror or e}"
         finally:
             if inbound.client is None:
                 self._unauthenticated -= 1
-            elif self._by_client.get(inbound.client) is writer:
+            elif self._by_client.get(inbound.client, (None,))[0] is inbound:
                 del self._by_client[inbound.client]
             self._routes.connections.pop(inbound.address, None)
             self.tcp_closed[inbound.closed or "server stopped"] += 1
             writer.close()
 
-    def _authenticated(self, client: bytes, writer: asyncio.StreamWriter) -> None:
-        """A key's datagrams came on ``writer``: its older connection, if any, is closed."""
+    def _authenticated(self, inbound: TcpInbound, writer: asyncio.StreamWriter) -> None:
+        """A key's datagrams came on ``inbound``: its older connection, if any, closes."""
+        assert inbound.client is not None
         self._unauthenticated -= 1
-        older = self._by_client.get(client)
-        if older is not None and older is not writer:
-            older.close()
-        self._by_client[client] = writer
+        older = self._by_client.get(inbound.client)
+        if older is not None:
+            older[0].closed = "a newer connection of its key"
+            older[1].close()
+        self._by_client[inbound.client] = (inbound, writer)
 
     def close(self) -> None:
         if self._tcp is not None:
@@ -483,7 +485,7 @@ class TunnelClientProxy:
         server that cannot be reached by TCP either is tried again ``fallback_after``
         later, and UDP may yet answer meanwhile."""
         loop = asyncio.get_running_loop()
-        while True:
+        while not self.endpoint.streams.failed:  # a failed channel is over for good
             try:
                 await loop.create_connection(lambda: driver, *self.tcp_server)
             except OSError as e:
