@@ -1,16 +1,21 @@
 """The tunnel on real sockets, on loopback: an origin's octets arrive byte for byte
-through the client's SOCKS5 and HTTP proxies; the policy refuses loopback by default."""
+through the client's SOCKS5 and HTTP proxies, over UDP or TCP (by choice, or falling back
+when UDP brings nothing back); the policy refuses loopback by default; hostile TCP
+connections get not one octet and are closed."""
 
 import asyncio
 import hashlib
 import random
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from wwanlab.aio.tunnel import TunnelClientProxy, TunnelServerProxy, _ProxyRequest
+from wwanlab.tunnel.over_tcp import MAX_BAD, framed
 from wwanlab.tunnel.policy import parse_networks
 from wwanlab.tunnel.seal import Keys
 
@@ -150,3 +155,145 @@ def test_command_line_errors(tmp_path: Path) -> None:
     assert allow.returncode == 2 and "--allow 'ten' is not an IP network" in allow.stderr
     credit = run("client", "--server", "127.0.0.1:9", "--key", str(key), "--credit", "100")
     assert credit.returncode == 2 and "--credit 100 outside 1431..65535 octets" in credit.stderr
+    transport = run("client", "--server", "127.0.0.1:9", "--key", str(key), "--transport", "x")
+    assert transport.returncode == 2 and "--transport 'x' is not auto, udp or tcp" in (
+        transport.stderr
+    )
+    tcp = run("server", "--key", str(key), "--tcp-listen", "7447")
+    assert tcp.returncode == 2 and "--tcp-listen '7447' is not HOST:PORT" in tcp.stderr
+
+
+async def socks_fetch(socks: int, port: int) -> bytes:
+    """``BODY`` from the origin at ``port`` through the SOCKS5 proxy at ``socks``."""
+    r, w = await asyncio.open_connection("127.0.0.1", socks)
+    w.write(b"\x05\x01\x00\x05\x01\x00\x03\x09localhost" + port.to_bytes(2, "big"))
+    assert await asyncio.wait_for(r.readexactly(12), 30) == b"\x05\x00\x05\x00\x00\x01" + bytes(6)
+    w.write(b"GET / HTTP/1.0\r\n\r\n")
+    return await read_response(r)
+
+
+def test_over_tcp_every_octet_arrives() -> None:
+    async def main() -> None:
+        web, port = await origin()
+        server = TunnelServerProxy([KEYS], parse_networks(["127.0.0.0/8"]))
+        udp = await server.start(("127.0.0.1", 0), ("127.0.0.1", 0))
+        assert server.tcp_local is not None
+        client = TunnelClientProxy(udp, KEYS, transport="tcp", tcp_server=server.tcp_local)
+        socks, _ = await client.start(("127.0.0.1", 0), None)
+        assert socks is not None
+        assert await socks_fetch(socks[1], port) == BODY
+        assert client.carried_by == "tcp" and server.endpoint.rejected == {}
+        assert server._driver is not None and server._driver.received[0] == 0  # no UDP
+        await client.close()
+        server.close()
+        web.close()
+
+    asyncio.run(main())
+
+
+def test_a_keys_newer_tcp_connection_closes_its_older_one() -> None:
+    async def main() -> None:
+        web, port = await origin()
+        server = TunnelServerProxy([KEYS], parse_networks(["127.0.0.0/8"]))
+        udp = await server.start(("127.0.0.1", 0), ("127.0.0.1", 0))
+        first = TunnelClientProxy(udp, KEYS, transport="tcp", tcp_server=server.tcp_local)
+        socks, _ = await first.start(("127.0.0.1", 0), None)
+        assert socks is not None and await socks_fetch(socks[1], port) == BODY
+        again = TunnelClientProxy(udp, KEYS, transport="tcp", tcp_server=server.tcp_local)
+        socks, _ = await again.start(("127.0.0.1", 0), None)  # the same key, restarted
+        assert socks is not None and await socks_fetch(socks[1], port) == BODY
+        assert server.tcp_closed["a newer connection of its key"] == 1
+        assert len(server._by_client) == 1
+        await first.close()
+        await again.close()
+        server.close()
+        web.close()
+
+    asyncio.run(main())
+
+
+def test_falls_back_to_tcp_when_udp_brings_nothing_back() -> None:
+    async def main() -> None:
+        web, port = await origin()
+        server = TunnelServerProxy([KEYS], parse_networks(["127.0.0.0/8"]))
+        await server.start(("127.0.0.1", 0), ("127.0.0.1", 0))
+        assert server.tcp_local is not None
+        # the client's UDP goes to a socket that swallows it: UDP blocked on the way
+        hole = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        hole.bind(("127.0.0.1", 0))
+        hole.setblocking(False)
+        client = TunnelClientProxy(
+            hole.getsockname(), KEYS, tcp_server=server.tcp_local, fallback_after=1.0
+        )
+        socks, _ = await client.start(("127.0.0.1", 0), None)
+        assert socks is not None
+        started = time.monotonic()
+        assert await socks_fetch(socks[1], port) == BODY
+        assert time.monotonic() - started >= 1.0
+        assert client.carried_by == "tcp" and len(hole.recv(2048)) > 0  # UDP was tried first
+        assert server.endpoint.rejected == {}
+        await client.close()
+        server.close()
+        hole.close()
+        web.close()
+
+    asyncio.run(main())
+
+
+def test_stays_on_udp_while_tcp_cannot_connect_either() -> None:
+    async def main() -> None:
+        hole = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        hole.bind(("127.0.0.1", 0))
+        hole.setblocking(False)
+        closed = socket.socket()  # a TCP port that refuses: bound, never listening
+        closed.bind(("127.0.0.1", 0))
+        client = TunnelClientProxy(
+            hole.getsockname(), KEYS, tcp_server=closed.getsockname(), fallback_after=0.3
+        )
+        socks, _ = await client.start(("127.0.0.1", 0), None)
+        assert socks is not None
+        _, w = await asyncio.open_connection("127.0.0.1", socks[1])
+        w.write(b"\x05\x01\x00\x05\x01\x00\x03\x09localhost\x00\x50")
+        await asyncio.sleep(1.0)  # three fallback intervals, each trying TCP once
+        assert client.carried_by == "udp" and len(hole.recv(2048)) > 0
+        await client.close()
+        hole.close()
+        closed.close()
+
+    asyncio.run(main())
+
+
+def test_hostile_tcp_gets_nothing_and_is_closed() -> None:
+    async def main() -> None:
+        server = TunnelServerProxy([KEYS], first_datagram_within=0.5)
+        await server.start(("127.0.0.1", 0), ("127.0.0.1", 0))
+        assert server.tcp_local is not None
+        host, tcp_port = server.tcp_local
+
+        async def answer(sent: bytes) -> tuple[bytes, float]:
+            """What the server wrote back before closing, and how long it held on."""
+            r, w = await asyncio.open_connection(host, tcp_port)
+            started = time.monotonic()
+            w.write(sent)
+            got = await asyncio.wait_for(r.read(), 5)
+            w.close()
+            return got, time.monotonic() - started
+
+        huge, held = await answer(b"\xff\xff" + bytes(1000))
+        assert huge == b"" and held < 0.4
+        forged = b"".join(
+            framed(b"\x01" + random.Random(i).randbytes(300)) for i in range(MAX_BAD)
+        )
+        garbage, held = await answer(forged)
+        assert garbage == b"" and held < 0.4
+        silent, held = await answer(b"")  # slowloris: connects, sends nothing
+        assert silent == b"" and 0.5 <= held < 1.5
+        assert server.endpoint.rejected == {"key": MAX_BAD} and server.endpoint.clients == {}
+        assert server.tcp_closed == {
+            "a length of 65535 octets": 1,
+            f"{MAX_BAD} datagrams that did not authenticate": 1,
+            "no authentic datagram in time": 1,
+        }
+        server.close()
+
+    asyncio.run(main())

@@ -169,3 +169,29 @@ def test_a_deflate_bomb_or_garbage_resets_only_its_stream() -> None:
     server._frame(Frame(Kind.OPEN, 3, host="h", port=80, flags=DEFLATE), 0.0)
     assert server._frame(Frame(Kind.DATA, 3, b"\xff\xff\xff"), 0.0) == [StreamReset(3)]
     assert not server.failed and server.open == set()
+
+
+def test_a_stream_closed_both_ways_is_forgotten_on_both_sides() -> None:
+    pair = tunnel()
+    client, server = pair.client, pair.server
+    assert isinstance(client, TunnelClient) and isinstance(server, TunnelServer)
+    client.open_stream("example.org", 80, 0.0)
+    client.send(1, b"GET / HTTP/1.0\r\n\r\n", 0.0)
+    client.close(1, 0.0)  # the request is all: done this way
+    pair.run(until=1.0)
+    held = server.clients[KEYS.key_id]
+    assert held.closed_in == {1} and held.deflate.keys() == {1}
+    serve(pair, b"the reply")
+    assert not server.holds(KEYS.key_id, 1) and held.deflate == {} and held.closed_in == set()
+    pair.run(until=5.0)
+    assert pair.client_events[-2:] == [StreamData(1, b"", b"the reply"), StreamClosed(1)]
+    assert not client.holds(1) and client.streams.deflate == {}
+    for streams in (held, client.streams):
+        assert (streams.open, streams.opening, streams.closed_out) == (set(), set(), set())
+    # a peer's DATA after its CLOSE breaks the rules: the stream is reset
+    client.open_stream("example.org", 80, 5.0, compress=False)
+    client.close(3, 5.0)
+    client.send(3, b"late", 5.0)
+    pair.run(until=8.0)
+    third = [e for e in pair.server_events if getattr(e, "stream", None) == 3]
+    assert third[-1] == StreamReset(3, KEYS.key_id) and not server.holds(KEYS.key_id, 3)

@@ -7,6 +7,10 @@ address it will connect to, connects, and relays. The client offers a SOCKS5 pro
 (CONNECT, and absolute-URI requests for plain HTTP), and sends names, not addresses,
 over the air. Both sides stop reading a TCP socket while the channel holds more than
 ``BACKLOG`` fragments unacknowledged, so a fast origin cannot fill the server's memory.
+
+Where UDP is blocked the channel's sealed datagrams cross one TCP connection instead
+(``wwanlab.tunnel.over_tcp``): the server listens on both, answers each datagram the way
+it came, and the client falls back when UDP brings nothing back in time.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import logging
 import random
 import socket
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -25,7 +30,17 @@ from urllib.parse import urlsplit
 from wwanlab.aio.udp import UdpDriver
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
+from wwanlab.transports.udp_gprs.config import RTO_MIN
 from wwanlab.tunnel.frames import MAX_DATA, Refusal
+from wwanlab.tunnel.over_tcp import (
+    FALLBACK_AFTER,
+    FIRST_DATAGRAM_WITHIN,
+    MAX_UNAUTHENTICATED,
+    BadLength,
+    Deframer,
+    TcpInbound,
+    framed,
+)
 from wwanlab.tunnel.policy import IpNetwork, permitted
 from wwanlab.tunnel.seal import Keys
 from wwanlab.tunnel.session import (
@@ -48,6 +63,8 @@ CONNECT_TIMEOUT = 20.0  # s: name resolution plus TCP connect at the server
 PENDING_LIMIT = 256 * 1024  # octets a stream may carry before its connection is made
 MAX_HEAD = 64 * 1024  # octets of an HTTP proxy request head
 UNCOMPRESSED_PORTS = frozenset({443, 853, 993, 995})  # TLS: HTTPS, DNS, IMAP, POP3
+RECONNECT_AFTER = RTO_MIN  # s: a lost TCP connection to the server is made again after
+READ_SIZE = 64 * 1024  # octets read from a TCP connection at a time
 
 
 async def _drain_channel(unacknowledged: Callable[[], int]) -> None:
@@ -67,21 +84,127 @@ class _Origin:
     task: asyncio.Task[None] | None = None
 
 
-class TunnelServerProxy:
-    """The server end on a UDP socket."""
+class _Routes:
+    """The server's endpoint as its UDP driver sees it: a datagram for a TCP
+    connection's address is written to that connection, not sent by UDP (and dropped
+    when that connection is gone: UDP-GPRS repairs it on the next one)."""
 
-    def __init__(self, keys: Sequence[Keys], allowed: Sequence[IpNetwork] = ()) -> None:
+    def __init__(self, endpoint: TunnelServer) -> None:
+        self.endpoint = endpoint
+        self.connections: dict[Address, asyncio.StreamWriter] = {}
+
+    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        self.endpoint.receive_datagram(data, addr, now)
+
+    def handle_timer(self, now: float) -> None:
+        self.endpoint.handle_timer(now)
+
+    def get_timer(self) -> float | None:
+        return self.endpoint.get_timer()
+
+    def next_event(self) -> Event | None:
+        return self.endpoint.next_event()
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        out = []
+        for data, addr in self.endpoint.datagrams_to_send(now):
+            if not addr[0].startswith("tcp:"):
+                out.append((data, addr))
+            elif (writer := self.connections.get(addr)) is not None and not writer.is_closing():
+                writer.write(framed(data))
+        return out
+
+
+class TunnelServerProxy:
+    """The server end on a UDP socket and, optionally, a TCP one.
+
+    ``tcp_closed`` counts the TCP connections ended, by reason."""
+
+    def __init__(
+        self,
+        keys: Sequence[Keys],
+        allowed: Sequence[IpNetwork] = (),
+        *,
+        first_datagram_within: float = FIRST_DATAGRAM_WITHIN,
+    ) -> None:
         self.endpoint = TunnelServer(list(keys), wall_offset=0.0)
         self.allowed = tuple(allowed)
+        self.first_datagram_within = first_datagram_within
         self.origins: dict[tuple[bytes, int], _Origin] = {}
+        self.tcp_closed: Counter[str] = Counter()
+        self.tcp_local: Address | None = None
+        self._routes = _Routes(self.endpoint)
+        self._by_client: dict[bytes, tuple[TcpInbound, asyncio.StreamWriter]] = {}
+        self._unauthenticated = 0
         self._driver: UdpDriver | None = None
+        self._tcp: asyncio.Server | None = None
 
-    async def start(self, local: Address) -> Address:
-        self._driver = await UdpDriver.bind(self.endpoint, self._event, local)
+    async def start(self, local: Address, tcp: Address | None = None) -> Address:
+        """Bind UDP at ``local`` and, given ``tcp``, listen there too; the UDP address."""
+        self._driver = await UdpDriver.bind(self._routes, self._event, local)
         self.endpoint.wall_offset = time.time() - self._driver.now()
+        if tcp is not None:
+            self._tcp = await asyncio.start_server(self._tcp_connection, tcp[0], tcp[1])
+            name = self._tcp.sockets[0].getsockname()
+            self.tcp_local = (str(name[0]), int(name[1]))
         return self._driver.local_address
 
+    async def _tcp_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """One client's datagrams over TCP, until ``TcpInbound`` or the peer ends it."""
+        if self._unauthenticated >= MAX_UNAUTHENTICATED:
+            self.tcp_closed["too many unauthenticated connections"] += 1
+            writer.close()
+            return
+        host, port = writer.get_extra_info("peername")[:2]
+        peer = (str(host), int(port))
+        inbound = TcpInbound(self.endpoint, peer, self._now(), self.first_datagram_within)
+        self._routes.connections[inbound.address] = writer
+        self._unauthenticated += 1
+        try:
+            while inbound.closed is None:
+                timer = inbound.get_timer()
+                wait = None if timer is None else max(0.0, timer - self._now())
+                try:
+                    data = await asyncio.wait_for(reader.read(READ_SIZE), wait)
+                except TimeoutError:
+                    inbound.handle_timer(self._now())
+                    continue
+                if not data:
+                    inbound.closed = inbound.closed or "closed by the peer"
+                    break
+                known = inbound.client is not None
+                inbound.receive_data(data, self._now())
+                if not known and inbound.client is not None:
+                    self._authenticated(inbound, writer)
+                self._pump()
+        except OSError as e:
+            inbound.closed = f"error: {e.strerror or e}"
+        finally:
+            if inbound.client is None:
+                self._unauthenticated -= 1
+            elif self._by_client.get(inbound.client, (None,))[0] is inbound:
+                del self._by_client[inbound.client]
+            self._routes.connections.pop(inbound.address, None)
+            self.tcp_closed[inbound.closed or "server stopped"] += 1
+            writer.close()
+
+    def _authenticated(self, inbound: TcpInbound, writer: asyncio.StreamWriter) -> None:
+        """A key's datagrams came on ``inbound``: its older connection, if any, closes."""
+        assert inbound.client is not None
+        self._unauthenticated -= 1
+        older = self._by_client.get(inbound.client)
+        if older is not None:
+            older[0].closed = "a newer connection of its key"
+            older[1].close()
+        self._by_client[inbound.client] = (inbound, writer)
+
     def close(self) -> None:
+        if self._tcp is not None:
+            self._tcp.close()
+        for writer in self._routes.connections.values():
+            writer.close()
         for origin in self.origins.values():
             if origin.task is not None:
                 origin.task.cancel()
@@ -104,6 +227,7 @@ class TunnelServerProxy:
             found = self.origins.get((event.client, event.stream))
             if found is not None:
                 self._to_origin(event, found)
+                self._drop_if_done(event.client, event.stream)
         elif isinstance(event, StreamReset):
             self._drop((event.client, event.stream))
         elif isinstance(event, TunnelFailed):
@@ -126,6 +250,13 @@ class TunnelServerProxy:
             self._drop((event.client, event.stream))
             return
         origin.pending.append(event.data)
+
+    def _drop_if_done(self, client: bytes, stream: int) -> None:
+        """Both ways closed: the origin's connection and its entry go."""
+        if not self.endpoint.holds(client, stream):
+            origin = self.origins.pop((client, stream), None)
+            if origin is not None and origin.writer is not None:
+                origin.writer.close()
 
     def _drop(self, key: tuple[bytes, int]) -> None:
         origin = self.origins.pop(key, None)
@@ -179,6 +310,7 @@ class TunnelServerProxy:
                 await _drain_channel(lambda: self.endpoint.unacknowledged(client))
             self.endpoint.close(client, stream, self._now())
             self._pump()
+            self._drop_if_done(client, stream)
         except (OSError, KeyError):
             self._drop(key)
 
@@ -212,26 +344,118 @@ class _Local:
     writer: asyncio.StreamWriter
 
 
-class TunnelClientProxy:
-    """The client end: SOCKS5 and HTTP proxies on loopback, one channel to the server."""
+class _TcpDriver(asyncio.Protocol):
+    """The client's channel over TCP: ``UdpDriver``'s shape (input, events, output,
+    the one timer), each datagram framed on the connection of the moment. The timer runs
+    while no connection is up, so UDP-GPRS repairs what a lost connection took."""
 
     def __init__(
-        self, server: Address, keys: Keys, *, compress: bool = True, credit: int | None = None
+        self, endpoint: TunnelClient, on_event: Callable[[Event], None], server: Address
+    ) -> None:
+        self.endpoint = endpoint
+        self.on_event = on_event
+        self.server = server  # the address the endpoint knows the server by
+        self.transport: asyncio.Transport | None = None
+        self.lost = asyncio.Event()
+        self._deframer = Deframer()
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def now(self) -> float:
+        return self._loop.time()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self._deframer = Deframer()
+        self.lost.clear()
+        self.pump()
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            datagrams = self._deframer.feed(data)
+        except BadLength as e:
+            log.warning("tunnel server sent %s: closing the connection", e)
+            assert self.transport is not None
+            self.transport.close()
+            return
+        for datagram in datagrams:
+            self.endpoint.receive_datagram(datagram, self.server, self.now())
+        self.pump()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        self.lost.set()
+
+    def pump(self) -> None:
+        while (event := self.endpoint.next_event()) is not None:
+            self.on_event(event)
+        datagrams = self.endpoint.datagrams_to_send(self.now())
+        if self.transport is not None and not self.transport.is_closing():
+            for data, _ in datagrams:
+                self.transport.write(framed(data))
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if (at := self.endpoint.get_timer()) is not None:
+            self._timer = self._loop.call_at(at, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self.endpoint.handle_timer(self.now())
+        self.pump()
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self.transport is not None:
+            self.transport.close()
+
+
+class TunnelClientProxy:
+    """The client end: SOCKS5 and HTTP proxies on loopback, one channel to the server.
+
+    ``transport`` is ``udp``, ``tcp`` (to ``tcp_server``, by default the same address)
+    or ``auto``: UDP, then TCP if nothing authentic came back ``fallback_after`` after
+    the first datagram left. ``carried_by`` says which carries the channel now."""
+
+    def __init__(
+        self,
+        server: Address,
+        keys: Keys,
+        *,
+        compress: bool = True,
+        credit: int | None = None,
+        transport: str = "auto",
+        tcp_server: Address | None = None,
+        fallback_after: float = FALLBACK_AFTER,
     ) -> None:
         config = CHANNEL_CONFIG
         if credit is not None:
             config = dataclasses.replace(config, credit=credit, buffer=max(credit, config.buffer))
         self.endpoint = TunnelClient(server, keys, random.SystemRandom(), time.time(), config)
+        self.server = server
         self.compress = compress
+        self.transport = transport
+        self.tcp_server = tcp_server or server
+        self.fallback_after = fallback_after
+        self.carried_by = "tcp" if transport == "tcp" else "udp"
         self.locals: dict[int, _Local] = {}
-        self._driver: UdpDriver | None = None
+        self._driver: UdpDriver | _TcpDriver | None = None
+        self._fallback: asyncio.TimerHandle | None = None
+        self._tcp_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.Server] = []
 
     async def start(
         self, socks: Address | None, http: Address | None
     ) -> tuple[Address | None, Address | None]:
         """Bind the channel's socket and the proxies; their bound addresses."""
-        self._driver = await UdpDriver.bind(self.endpoint, self._event, ("0.0.0.0", 0))
+        if self.transport == "tcp":
+            driver = _TcpDriver(self.endpoint, self._event, self.server)
+            self._driver = driver
+            self._tcp_task = asyncio.create_task(self._over_tcp(driver, falling_back=False))
+        else:
+            self._driver = await UdpDriver.bind(self.endpoint, self._event, ("0.0.0.0", 0))
         bound: list[Address | None] = []
         for where, handler in ((socks, self._socks), (http, self._http)):
             if where is None:
@@ -248,8 +472,43 @@ class TunnelClientProxy:
             server.close()
         for local in self.locals.values():
             local.writer.close()
+        if self._fallback is not None:
+            self._fallback.cancel()
+        if self._tcp_task is not None:
+            self._tcp_task.cancel()
         if self._driver is not None:
             self._driver.close()
+
+    async def _over_tcp(self, driver: _TcpDriver, *, falling_back: bool) -> None:
+        """Carry the channel over TCP: connect, and again ``RECONNECT_AFTER`` whenever
+        the connection fails or drops. Falling back, UDP stays until TCP connects: a
+        server that cannot be reached by TCP either is tried again ``fallback_after``
+        later, and UDP may yet answer meanwhile."""
+        loop = asyncio.get_running_loop()
+        while not self.endpoint.streams.failed:  # a failed channel is over for good
+            try:
+                await loop.create_connection(lambda: driver, *self.tcp_server)
+            except OSError as e:
+                log.warning("tunnel server %s over tcp: %s", self.tcp_server, e.strerror or e)
+                if falling_back:
+                    self._tcp_task = None
+                    self._fallback = loop.call_later(self.fallback_after, self._fall_back)
+                    return
+            else:
+                if falling_back:
+                    log.warning("no answer over udp: the tunnel goes over tcp from now on")
+                    assert self._driver is not None
+                    self._driver.close()
+                    self._driver = driver
+                    self.carried_by = "tcp"
+                    falling_back = False
+                await driver.lost.wait()
+            await asyncio.sleep(RECONNECT_AFTER)
+
+    def _fall_back(self) -> None:
+        if not self.endpoint.heard and self._tcp_task is None:
+            driver = _TcpDriver(self.endpoint, self._event, self.server)
+            self._tcp_task = asyncio.create_task(self._over_tcp(driver, falling_back=True))
 
     def _now(self) -> float:
         assert self._driver is not None
@@ -279,8 +538,10 @@ class TunnelClientProxy:
             del self.locals[event.stream]
         elif isinstance(event, StreamData):
             local.writer.write(event.data)
-        elif isinstance(event, StreamClosed) and local.writer.can_write_eof():
-            local.writer.write_eof()
+        elif isinstance(event, StreamClosed):
+            if local.writer.can_write_eof():
+                local.writer.write_eof()
+            self._forget_if_done(event.stream)
         elif isinstance(event, StreamReset):
             local.writer.close()
             del self.locals[event.stream]
@@ -293,6 +554,10 @@ class TunnelClientProxy:
         self.locals[stream] = _Local(opened, writer)
         assert self._driver is not None
         self._driver.pump()
+        if self.transport == "auto" and self._fallback is None:  # the first datagram left
+            self._fallback = asyncio.get_running_loop().call_later(
+                self.fallback_after, self._fall_back
+            )
         return stream
 
     async def _relay(self, stream: int, reader: asyncio.StreamReader, first: bytes) -> None:
@@ -307,10 +572,17 @@ class TunnelClientProxy:
                 self._driver.pump()
                 await _drain_channel(lambda: self.endpoint.unacknowledged)
             self.endpoint.close(stream, self._now())
+            self._driver.pump()
+            self._forget_if_done(stream)
         except OSError:
             self.endpoint.reset(stream, self._now())
             self.locals.pop(stream, None)
-        self._driver.pump()
+            self._driver.pump()
+
+    def _forget_if_done(self, stream: int) -> None:
+        """Both ways closed: the local connection and its entry go."""
+        if not self.endpoint.holds(stream) and (local := self.locals.pop(stream, None)):
+            local.writer.close()
 
     async def _socks(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """RFC 1928: greeting, CONNECT request, reply, then relay."""

@@ -1,6 +1,7 @@
 """``wwanlab tunnel keygen|server|client``: paper 003's dual proxy as a tunnel over a
 slow link (docs/tunnel.md): the client's SOCKS5 and HTTP proxies on the mobile side,
-the server near the Internet, one sealed UDP-GPRS channel between them."""
+the server near the Internet, one sealed UDP-GPRS channel between them (over TCP where
+UDP is blocked)."""
 
 import asyncio
 import signal
@@ -12,8 +13,10 @@ import typer
 
 from wwanlab.aio.tunnel import TunnelClientProxy, TunnelServerProxy
 from wwanlab.cli.gateway import parse_address
+from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.transports.udp_gprs.packet import MAX_CREDIT
+from wwanlab.tunnel.over_tcp import FALLBACK_AFTER
 from wwanlab.tunnel.policy import parse_networks
 from wwanlab.tunnel.seal import Keys, new_key_file, read_key_file
 from wwanlab.tunnel.session import CHANNEL_CONFIG
@@ -50,6 +53,13 @@ def register(app: typer.Typer) -> None:
             list[Path], typer.Option("--key", help="A client's key file (repeat for more).")
         ],
         listen: Annotated[str, typer.Option(help="ADDR:PORT of the UDP socket.")] = "0.0.0.0:7447",
+        tcp_listen: Annotated[
+            str,
+            typer.Option(
+                help="ADDR:PORT of the TCP socket for clients whose UDP is blocked: "
+                "'same' as --listen, or 'none'."
+            ),
+        ] = "same",
         allow: Annotated[
             list[str] | None,
             typer.Option(help="A network the policy lets clients reach (private ones are not)."),
@@ -57,15 +67,24 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve tunnel clients: connect where they ask, within the destination policy."""
         local = parse_address("--listen", listen)
+        tcp: Address | None = local
+        if tcp_listen == "none":
+            tcp = None
+        elif tcp_listen != "same":
+            tcp = parse_address("--tcp-listen", tcp_listen)
         keys = [Keys.from_psk(read_key_file(p)) for p in key]
         proxy = TunnelServerProxy(keys, parse_networks(allow or []))
 
         async def main() -> None:
-            bound = await proxy.start(local)
+            bound = await proxy.start(local, tcp)
             print(f"tunnel server on udp {bound[0]}:{bound[1]}, {len(keys)} keys", file=sys.stderr)
+            if proxy.tcp_local is not None:
+                at = proxy.tcp_local
+                print(f"tunnel server on tcp {at[0]}:{at[1]}", file=sys.stderr)
             await _until_signalled()
             proxy.close()
             print(f"refused datagrams: {dict(proxy.endpoint.rejected)}", file=sys.stderr)
+            print(f"closed tcp connections: {dict(proxy.tcp_closed)}", file=sys.stderr)
 
         try:
             asyncio.run(main())
@@ -76,6 +95,17 @@ def register(app: typer.Typer) -> None:
     def client(
         server: Annotated[str, typer.Option(help="The tunnel server's HOST:PORT.")],
         key: KeyOption,
+        transport: Annotated[
+            str,
+            typer.Option(
+                help="'udp', 'tcp', or 'auto': UDP, then TCP if the server has not answered "
+                f"in {FALLBACK_AFTER:.0f} s (three of GPRS's worst round trips)."
+            ),
+        ] = "auto",
+        tcp_server: Annotated[
+            str | None,
+            typer.Option(help="The server's TCP HOST:PORT, if not that of --server."),
+        ] = None,
         socks: Annotated[str, typer.Option(help="ADDR:PORT of the SOCKS5 proxy.")] = (
             "127.0.0.1:1080"
         ),
@@ -99,12 +129,22 @@ def register(app: typer.Typer) -> None:
         if peer[1] == 0:
             raise UsageError(f"--server {server!r} needs a port")
         socks_at, http_at = parse_address("--socks", socks), parse_address("--http", http)
+        if transport not in ("auto", "udp", "tcp"):
+            raise UsageError(f"--transport {transport!r} is not auto, udp or tcp")
+        tcp_peer = parse_address("--tcp-server", tcp_server) if tcp_server else peer
+        if tcp_peer[1] == 0:
+            raise UsageError(f"--tcp-server {tcp_server!r} needs a port")
         if credit is not None and not CHANNEL_CONFIG.max_datagram <= credit <= MAX_CREDIT:
             raise UsageError(
                 f"--credit {credit} outside {CHANNEL_CONFIG.max_datagram}..{MAX_CREDIT} octets"
             )
         proxy = TunnelClientProxy(
-            peer, Keys.from_psk(read_key_file(key)), compress=compress, credit=credit
+            peer,
+            Keys.from_psk(read_key_file(key)),
+            compress=compress,
+            credit=credit,
+            transport=transport,
+            tcp_server=tcp_peer,
         )
 
         async def main() -> None:

@@ -14,6 +14,7 @@ holds the stream OPEN at once; the side that sent it holds it OPENING::
 
     OPENING   OPENED -> OPEN          REFUSED, RESET -> gone
     OPEN      DATA, CLOSE (peer done: half-closed) -> OPEN      RESET -> gone
+              CLOSE sent and received (both done) -> gone
 """
 
 from __future__ import annotations
@@ -177,11 +178,23 @@ class Streams:
     opening: set[int] = field(default_factory=set)
     open: set[int] = field(default_factory=set)
     deflate: dict[int, Deflate] = field(default_factory=dict)
+    closed_out: set[int] = field(default_factory=set)  # we sent CLOSE
+    closed_in: set[int] = field(default_factory=set)  # the peer sent CLOSE
     failed: bool = False
 
     def send(self, frame: Frame, now: float) -> None:
-        if not self.failed:
-            self.channel.send_message(frame.encode(), now)
+        if self.failed:
+            return
+        self.channel.send_message(frame.encode(), now)
+        if frame.kind is Kind.CLOSE and frame.stream in self.open | self.opening:
+            self._closed(frame.stream, self.closed_out, self.closed_in)
+
+    def _closed(self, stream: int, this_way: set[int], other_way: set[int]) -> None:
+        """A stream done one way; done both ways it is forgotten (its state freed)."""
+        if stream in other_way:
+            self.forget(stream)
+        else:
+            this_way.add(stream)
 
     def send_data(self, stream: int, data: bytes, now: float) -> None:
         """``data`` on ``stream`` as DATA frames (compressed where the stream is)."""
@@ -206,16 +219,21 @@ class Streams:
                 out.append(self._fail(f"channel failed: {event.reason}"))
         return out
 
+    def holds(self, stream: int) -> bool:
+        """Whether ``stream`` is still open, one way at least."""
+        return stream in self.open or stream in self.opening
+
     def forget(self, stream: int) -> None:
         self.opening.discard(stream)
         self.open.discard(stream)
         self.deflate.pop(stream, None)
+        self.closed_out.discard(stream)
+        self.closed_in.discard(stream)
 
     def _fail(self, reason: str) -> TunnelFailed:
         self.failed = True
-        self.opening.clear()
-        self.open.clear()
-        self.deflate.clear()
+        for held in (self.opening, self.open, self.deflate, self.closed_out, self.closed_in):
+            held.clear()
         return TunnelFailed(reason, self.client)
 
     def _frame(self, f: Frame, now: float) -> list[Event]:
@@ -243,7 +261,7 @@ class Streams:
         if f.kind is Kind.RESET:
             self.forget(s)
             return [StreamReset(s, c)]
-        if f.kind is Kind.DATA and s in self.open:
+        if f.kind is Kind.DATA and s in self.open and s not in self.closed_in:
             codec = self.deflate.get(s)
             if codec is None:
                 return [StreamData(s, c, f.data)]
@@ -254,7 +272,8 @@ class Streams:
                 self.send(Frame(Kind.RESET, s), now)
                 return [StreamReset(s, c)]
             return [StreamData(s, c, data)] if data else []
-        if f.kind is Kind.CLOSE and s in self.open:
+        if f.kind is Kind.CLOSE and s in self.open and s not in self.closed_in:
+            self._closed(s, self.closed_in, self.closed_out)
             return [StreamClosed(s, c)]
         self.forget(s)
         self.send(Frame(Kind.RESET, s), now)
@@ -297,9 +316,17 @@ class TunnelClient:
     def close(self, stream: int, now: float) -> None:
         self.streams.send(Frame(Kind.CLOSE, stream), now)
 
+    def holds(self, stream: int) -> bool:
+        return self.streams.holds(stream)
+
     def reset(self, stream: int, now: float) -> None:
         self.streams.forget(stream)
         self.streams.send(Frame(Kind.RESET, stream), now)
+
+    @property
+    def heard(self) -> bool:
+        """Whether a datagram from the server has authenticated (over TCP or UDP)."""
+        return self.streams.channel.opener.window.newest >= 0
 
     @property
     def unacknowledged(self) -> int:
@@ -414,6 +441,10 @@ class TunnelServer:
 
     def close(self, client: bytes, stream: int, now: float) -> None:
         self.clients[client].send(Frame(Kind.CLOSE, stream), now)
+
+    def holds(self, client: bytes, stream: int) -> bool:
+        streams = self.clients.get(client)
+        return streams is not None and streams.holds(stream)
 
     def reset(self, client: bytes, stream: int, now: float) -> None:
         streams = self.clients[client]
