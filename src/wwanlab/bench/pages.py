@@ -246,6 +246,7 @@ async def _visits(
             "wall_s": round(time.monotonic() - started, 3),
             "link_octets": _link_octets(link) - before,
             "objects": len(load.resources) + 1,
+            "document_ms": round(float(load.navigation.get("responseEnd", 0.0)), 1),
             "resources": load.resources if rep == 0 else [],
         }
         if config.check_bodies and visit == "first":

@@ -155,7 +155,8 @@ def plt_figure(rows: Sequence[Row], path: Path) -> Path:
 
 
 def waterfall_figure(rows: Sequence[Row], link: str, page: str, path: Path) -> Path | None:
-    """Run 1's first visit per case: each object from its request to its last octet."""
+    """Run 1's first visit per case: the page (black) and each object from its request
+    to its last octet."""
     runs = [
         r
         for r in rows
@@ -166,9 +167,12 @@ def waterfall_figure(rows: Sequence[Row], link: str, page: str, path: Path) -> P
     fig = MplFigure(figsize=(6.4, 1.6 + 1.4 * len(runs)), dpi=100, layout="constrained")
     for i, run in enumerate(runs):
         ax = fig.add_subplot(len(runs), 1, i + 1)
-        for y, res in enumerate(sorted(run["resources"], key=lambda e: e["startTime"])):
+        colour = CASE_COLOURS[run["case"]]
+        ax.barh(0, run.get("document_ms", 0.0) / 1000, color="black", height=0.8)
+        for y, res in enumerate(sorted(run["resources"], key=lambda e: e["startTime"]), 1):
             start, end = res["startTime"] / 1000, res["responseEnd"] / 1000
-            ax.barh(y, end - start, left=start, color=CASE_COLOURS[run["case"]], height=0.8)
+            ax.barh(y, end - start, left=start, color=colour, height=0.8)
+        ax.set_xlim(left=0)
         ax.axvline(run["plt_ms"] / 1000, color="black", linestyle="--", linewidth=1)
         ax.set_title(f"{run['case']}: load event at {run['plt_ms'] / 1000:.2f} s", fontsize=9)
         ax.set_ylabel("object")
