@@ -362,8 +362,8 @@ def test_figure6_miss_carries_the_burst_ablation() -> None:
     runs_ = claim.why.ablation
     assert [r.variant for r in runs_] == [
         "mean burst 2 slots: the reproduction",
-        "mean burst 1 slot",
-        "mean burst 4 slots",
+        "mean burst 1 slot (2 channels per error rate)",
+        "mean burst 4 slots (2 channels per error rate)",
     ]
     assert runs_[0].ours == claim.ours + "; blocks hit without FEC at 0.9%: 37.0%"
     assert [r.holds for r in runs_] == [False, False, True]  # each judged by the claim's test

@@ -306,8 +306,9 @@ def stream_scenario(quick: bool = False) -> Scenario:
 
 
 def with_mean_burst(scenario: Scenario, mean_burst: float) -> Scenario:
-    """``scenario`` with only its channels' mean burst of corrupted slots changed (and a
-    name of its own): same error rates, FEC levels, repetitions and seeds."""
+    """``scenario`` with only its channels' mean burst of corrupted slots changed: same
+    error rates, FEC levels, repetitions and scenario seed. Its name is its own, so its
+    channels are fresh draws (run seeds derive from the name)."""
     return dataclasses.replace(
         scenario,
         name=f"{scenario.name}_burst{mean_burst:g}".replace(".", "_"),
