@@ -6,15 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from wwanlab.experiments import fec_arq as F
 from wwanlab.experiments.reproduction import ClaimPart, Context
-from wwanlab.experiments.summary import Gain
+from wwanlab.experiments.summary import Gain, Summary
 from wwanlab.link.delay import ConstantDelay
 from wwanlab.link.gprs_radio import GprsRadioStage
 from wwanlab.link.presets import get_preset
 from wwanlab.report.html import verdict
 from wwanlab.reproductions import load
 from wwanlab.reproductions import wwan_web as W
-from wwanlab.reproductions.wwan_web import band, figures, runs
+from wwanlab.reproductions.wwan_web import band, fec, figures, runs
 from wwanlab.reproductions.wwan_web import claims as C
 from wwanlab.reproductions.wwan_web import published as P
 from wwanlab.reproductions.wwan_web.configs import CONFIGS, FIGURE5
@@ -329,3 +330,65 @@ def test_the_revisit_with_the_browser_cache_sends_only_what_it_must() -> None:
 def test_a_site_names_its_host_spread() -> None:
     assert runs.split_site("cnn@even") == ("cnn", "even")
     assert runs.split_site("cnn") == ("cnn", "roles")
+
+
+# --- Figure 6's miss and its ablation ------------------------------------------------------
+
+
+def figure6_cells(saving_at_09: float, blocks_hit: float) -> F.Cells:
+    """Hand-made Figure 6 cells: the optimum at 0.9% is 6% FEC saving ``saving_at_09``
+    of the no-FEC latency, at 0.2% it is 3% saving 5%."""
+
+    def cell(mean: float, block_error: float = 0.0) -> Summary:
+        return Summary((), 20, mean, 0.01, 0, {"block_error": block_error})
+
+    return {
+        (0.009, 0): cell(1.6, blocks_hit),
+        (0.009, 6): cell(1.6 * (1 - saving_at_09)),
+        (0.002, 0): cell(1.1),
+        (0.002, 3): cell(1.1 * 0.95),
+    }
+
+
+def test_figure6_miss_carries_the_burst_ablation() -> None:
+    own = figure6_cells(0.36, 0.37)
+    shorter, longer = figure6_cells(0.60, 0.60), figure6_cells(0.22, 0.25)
+    bursts = dict(zip(fec.ABLATION_BURSTS, (shorter, longer), strict=True))
+    f = fec.FecResults(own, {}, quick=False, bursts=bursts)
+    claim = fec.claims(f)[0]
+    assert not claim.holds and claim.why is not None
+    assert claim.parts[1].ours == "36.0%" and not claim.parts[1].holds
+    assert claim.why.mechanism == fec.MECHANISM + "."
+    runs_ = claim.why.ablation
+    assert [r.variant for r in runs_] == [
+        "mean burst 2 slots: the reproduction",
+        "mean burst 1 slot (2 channels per error rate)",
+        "mean burst 4 slots (2 channels per error rate)",
+    ]
+    assert runs_[0].ours == claim.ours + "; blocks hit without FEC at 0.9%: 37.0%"
+    assert [r.holds for r in runs_] == [False, False, True]  # each judged by the claim's test
+    assert "0.9%: latency 21.9% lower: 22.0%" in runs_[2].ours
+    assert runs_[2].ours.endswith("blocks hit without FEC at 0.9%: 25.0%")
+    quick = fec.claims(fec.FecResults(own, {}, quick=True, bursts=bursts))[0]
+    assert quick.why is not None and quick.why.mechanism.endswith("cannot land on 5-6%.")
+    assert quick.why.ablation[1].variant == "mean burst 1 slot (quick sizes)"
+
+
+def test_a_figure6_claim_that_holds_carries_no_why() -> None:
+    f = fec.FecResults(figure6_cells(0.22, 0.25), {}, bursts={})
+    claim = fec.claims(f)[0]
+    assert claim.holds and claim.why is None
+
+
+def test_the_burst_runs_change_only_the_mean_burst() -> None:
+    base = F.download_scenario(quick=True)
+    run = F.with_mean_burst(base, 4.0)
+    assert run.name == "fec_arq_figure6_quick_burst4"
+    assert run.params == {**base.params, "link.mean_burst": 4.0}
+    assert (run.kind, run.sweep, run.repetitions, run.seed) == (
+        base.kind,
+        base.sweep,
+        base.repetitions,
+        base.seed,
+    )
+    assert F.with_mean_burst(base, 1.5).name.endswith("_burst1_5")

@@ -21,6 +21,7 @@ the rest is in ``ASSUMPTIONS``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -302,6 +303,18 @@ def download_scenario(quick: bool = False) -> Scenario:
 def stream_scenario(quick: bool = False) -> Scenario:
     """Figure 7: every channel condition, ``REPETITIONS`` channels each."""
     return _scenario(STREAM_KIND, 7, quick)
+
+
+def with_mean_burst(scenario: Scenario, mean_burst: float) -> Scenario:
+    """``scenario`` with only its channels' mean burst of corrupted slots changed: same
+    error rates, FEC levels, repetitions and scenario seed. Its name is its own, so its
+    channels are fresh draws (run seeds derive from the name)."""
+    return dataclasses.replace(
+        scenario,
+        name=f"{scenario.name}_burst{mean_burst:g}".replace(".", "_"),
+        params={**scenario.params, "link.mean_burst": mean_burst},
+        description=f"{scenario.description}, mean burst {mean_burst:g} slots",
+    )
 
 
 def normalize(rows: Sequence[Row]) -> list[Row]:
