@@ -607,7 +607,7 @@ def s55_claim(seconds: Sequence[float], ours: str) -> Claim:
 
 WHY_T_CALL = (
     "on one host a call costs processing, not round trips: connectionless WSP saves the "
-    "TCP connection direct HTTP opens per call, more than half of HTTP's t_call here, but "
+    "TCP connection direct HTTP opens per call, about half of HTTP's t_call here, but "
     "our gateway spends about as much again on its own HTTP request to the service, so "
     "WSP gains nothing over HTTP until that hop is taken out"
 )
