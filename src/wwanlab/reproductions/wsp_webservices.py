@@ -21,8 +21,11 @@ from typing import Any
 
 from aiohttp import web
 
+from wwanlab.aio.gateway import Gateway, GatewayConfig
+from wwanlab.aio.origin_client import OriginClient
 from wwanlab.emu.netns import EmulatorUnavailable, check_can_emulate
 from wwanlab.experiments.reproduction import (
+    AblationRun,
     Claim,
     ClaimPart,
     Context,
@@ -41,11 +44,25 @@ from wwanlab.report import (
     Table,
     Text,
 )
-from wwanlab.soap.envelope import Call, Value
+from wwanlab.soap.client import (
+    MAX_REPLY,
+    Exchange,
+    HttpTransport,
+    SoapClient,
+    Transport,
+    Wire,
+    WspTransport,
+)
+from wwanlab.soap.envelope import SOAP_HTTP_HEADERS, Call, Value
+from wwanlab.soap.service import BenchmarkService, application
 from wwanlab.soap.simcall import simulate_call
+from wwanlab.wap.gateway.policy import OriginPolicy
+from wwanlab.wap.gateway.translate import to_reply
 from wwanlab.wap.wbxml import TokenTable, encode
+from wwanlab.wap.wbxml.soap import XML_CONTENT_TYPE
 from wwanlab.wap.wbxml.tables.base import PageToken
 from wwanlab.wap.wbxml.tables.soap import SOAP11
+from wwanlab.wap.wsp.pdu import Reply
 
 NAME = "wsp-webservices"
 PAPER = "papers/001 sections 3.1, 4.1, 4.4 and 5"
@@ -64,6 +81,10 @@ METHODS: list[tuple[str, int | None]] = [
 ]
 SIM_TRANSPORTS = ["http", "wsp", "wsp-wbxml"]
 LOOPBACK_TRANSPORTS = ["http", "wsp", "wsp-wbxml", "wsp-co"]
+# The one-host t_call claim's ablation: connectionless WSP with the gateway answering from
+# the service in its own process (no HTTP hop), and direct HTTP on one kept-alive
+# connection (what HTTP's TCP connection per call costs on one host).
+ABLATION_TRANSPORTS = ["wsp-nohop", "http-keepalive"]
 LABELS = {
     "http": "HTTP/TCP",
     "wsp": "WSP connectionless",
@@ -72,6 +93,13 @@ LABELS = {
 }
 SIM_PRESET = "gprs-3plus1"  # paper 003's measured GPRS: 39.6/13.2 kbit/s, RTT ~0.6 s
 SEED = 2003  # the paper's year
+# The GPRS t_call extension's ablation: the same calls over the preset with its random
+# radio delays switched off (wwanlab.link.presets GPRS_SWITCHES), by kind.
+GPRS_ABLATION = {
+    "cell reselections and RLC stalls off": f"{SIM_PRESET}[reselection=false,stalls=false]",
+    "uplink access and downlink TBF set-up off": f"{SIM_PRESET}[access=false,tbf=false]",
+    "both off": f"{SIM_PRESET}[reselection=false,stalls=false,access=false,tbf=false]",
+}
 SIM_REPETITIONS, QUICK_SIM_REPETITIONS = 5, 2
 CALLS, QUICK_CALLS = 50, 10  # calls timed per method and transport on loopback
 WARMUP_CALLS = 3  # calls before timing: imports, the gateway's origin connection
@@ -133,6 +161,12 @@ ASSUMPTIONS = [
     "and 160 ms came from a J2ME emulator on a 2003 PC; ours is a native client on a "
     "machine of today, so the claim is judged on the ratio, not the milliseconds.",
     f"'About X%' is read as X ± {ABOUT:g} percentage points.",
+    "Ablations (the claims' 'Why it misses'): on one host, connectionless WSP with our "
+    "gateway answering from the benchmark service in its own process, as the simulator's "
+    "gateway does, and direct HTTP on one kept-alive connection, each as many calls as "
+    f"the run; over GPRS, the simulated HTTP and WSP calls again over {SIM_PRESET} with "
+    "cell reselections and RLC stalls, uplink access and downlink TBF set-up, or both "
+    "switched off, with the run's repetitions.",
     "BabelFish envelope (section 3.1): the service's method BabelFish(translationmode, "
     "sourcedata) in the namespace urn:xmethodsBabelFish, as its published WSDL names it; "
     "the paper gives the envelope's size (508 octets) but not its text, so the source text "
@@ -186,12 +220,44 @@ def run_emulated(params: dict[str, Any], seed: int) -> list[Row]:
     )
 
 
-async def _serve(host: str) -> tuple[str, Any, web.AppRunner]:
-    """The benchmark service and our gateway on ``host``; (service URL, gateway, runner)."""
-    from wwanlab.aio.gateway import Gateway, GatewayConfig
-    from wwanlab.soap.service import application
-    from wwanlab.wap.gateway.policy import OriginPolicy
+class _HoplessGateway(Gateway):
+    """Our gateway answering from the benchmark service in its own process, as the
+    simulator's gateway does: the WSP path without the HTTP hop to the service (the
+    ablation of the one-host t_call claim)."""
 
+    def __init__(self, config: GatewayConfig) -> None:
+        super().__init__(config)
+        self._service = BenchmarkService()
+
+    async def _fetch(self, job: Any) -> Reply:
+        status, reply = self._service.handle(job.request.body)
+        content_type = [("Content-Type", XML_CONTENT_TYPE)]
+        return to_reply(status, content_type, reply, job.request.accept)
+
+
+class _KeptAliveHttp:
+    """SOAP's HTTP binding over one kept-alive connection (the gateway's origin client):
+    direct HTTP without TCP's handshake and teardown per call (the ablation)."""
+
+    name = "http-keepalive"
+
+    def __init__(self, policy: OriginPolicy) -> None:
+        self._origin = OriginClient(policy, MAX_REPLY)
+
+    async def exchange(self, url: str, body: bytes, content_type: str, accept: str) -> Exchange:
+        head = (("Content-Type", content_type), ("Accept", accept), *SOAP_HTTP_HEADERS)
+        response = await self._origin.fetch("POST", url, head, body)
+        ctype = response.header("content-type") or ""
+        unknown = Wire(0, 0, 0)  # t_call only: the wire is not counted on this path
+        return Exchange(response.status, ctype, response.body, unknown, unknown)
+
+    async def close(self) -> None:
+        await self._origin.close()
+
+
+async def _serve(host: str, *, hop: bool = True) -> tuple[str, Any, web.AppRunner]:
+    """The benchmark service and our gateway on ``host``; (service URL, gateway, runner).
+    Without ``hop`` the gateway answers from the service in its own process."""
     runner = web.AppRunner(application(), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, 0)
@@ -199,7 +265,8 @@ async def _serve(host: str) -> tuple[str, Any, web.AppRunner]:
     port = runner.addresses[0][1]
     policy = OriginPolicy.from_strings([f"{host}/32"])
     config = GatewayConfig(host=host, port_cl=0, port_co=0, policy=policy)
-    return f"http://{host}:{port}/soap", await Gateway.start(config), runner
+    gateway = await (Gateway if hop else _HoplessGateway).start(config)
+    return f"http://{host}:{port}/soap", gateway, runner
 
 
 async def _timed_calls(
@@ -211,11 +278,11 @@ async def _timed_calls(
     warmup: int,
 ) -> list[Row]:
     """``calls`` timed calls of each method after ``warmup`` untimed ones."""
-    from wwanlab.soap.client import HttpTransport, SoapClient, Transport, WspTransport
-
     chosen: Transport
     if transport == "http":
         chosen = HttpTransport()
+    elif transport == "http-keepalive":
+        chosen = _KeptAliveHttp(gateway.config.policy)
     elif transport == "wsp-co":
         chosen = WspTransport(gateway.address("co"), connectionless=False)
     else:
@@ -240,9 +307,11 @@ async def _timed_calls(
 
 
 async def _loopback(transport: str, calls: int) -> list[Row]:
-    url, gateway, runner = await _serve("127.0.0.1")
+    hop = transport != "wsp-nohop"
+    url, gateway, runner = await _serve("127.0.0.1", hop=hop)
     try:
-        return await _timed_calls(url, transport, gateway, METHODS, calls, WARMUP_CALLS)
+        chosen = transport if hop else "wsp"
+        return await _timed_calls(url, chosen, gateway, METHODS, calls, WARMUP_CALLS)
     finally:
         await gateway.close()
         await runner.cleanup()
@@ -302,6 +371,34 @@ def loopback_scenario(quick: bool) -> Scenario:
         sweep={"stack.transport": LOOPBACK_TRANSPORTS},
         seed=SEED,
         description="Paper 001 4.4: SOAP call latency with client and service on one host",
+    )
+
+
+def gprs_ablation_scenario(quick: bool) -> Scenario:
+    """The simulated calls of HTTP and WSP again over each preset of ``GPRS_ABLATION``."""
+    sim = sim_scenario(quick)
+    return dataclasses.replace(
+        sim,
+        name="wsp_webservices_gprs_ablation" + ("_quick" if quick else ""),
+        params={},
+        sweep={
+            **sim.sweep,
+            "stack.transport": ["http", "wsp"],
+            "link.preset": list(GPRS_ABLATION.values()),
+        },
+        description="Paper 001: one SOAP call over simulated GPRS, random radio delays off",
+    )
+
+
+def ablation_scenario(quick: bool) -> Scenario:
+    return Scenario(
+        name="wsp_webservices_ablation" + ("_quick" if quick else ""),
+        kind="soap-loopback",
+        params={"workload.calls": QUICK_CALLS if quick else CALLS},
+        sweep={"stack.transport": ABLATION_TRANSPORTS},
+        seed=SEED,
+        description="Paper 001 4.4: one-host t_call without the gateway's hop, and HTTP "
+        "kept alive",
     )
 
 
@@ -374,9 +471,13 @@ def _label(method: str, size: int) -> str:
     return f"{method}({size})" if size else f"{method}()"
 
 
-def volumes(rows: Sequence[Row]) -> dict[tuple[str, str, int], dict[str, float]]:
+Volumes = dict[tuple[str, str, int], dict[str, float]]
+"""Per (transport, method, size): mean octets, payload, overhead and t_call of one call."""
+
+
+def volumes(rows: Sequence[Row]) -> Volumes:
     """Per (transport, method, size): mean octets, payload and overhead of one call."""
-    out: dict[tuple[str, str, int], dict[str, float]] = {}
+    out: Volumes = {}
     sums = summarize(
         _wanted(rows),
         by=("stack.transport", "workload.method", "workload.size"),
@@ -504,23 +605,86 @@ def s55_claim(seconds: Sequence[float], ours: str) -> Claim:
     )
 
 
+WHY_T_CALL = (
+    "on one host a call costs processing, not round trips: connectionless WSP saves the "
+    "TCP connection direct HTTP opens per call, about half of HTTP's t_call here, but "
+    "our gateway spends about as much again on its own HTTP request to the service, so "
+    "WSP gains nothing over HTTP until that hop is taken out"
+)
+
+
+def one_host_cuts(loop: Timings, faster: str) -> list[float]:
+    """Per call, how much faster ``faster`` is than direct HTTP on one host, in percent."""
+    keys = [(m, s or 0) for m, s in METHODS]
+    return [_pct(loop[(faster, m, s)][0], loop[("http", m, s)][0]) for m, s in keys]
+
+
+def t_call_ablation(loop: Timings, ablation: Timings) -> list[AblationRun]:
+    """The one-host t_call claim with the gateway's hop to the service in and out, and
+    for scale what HTTP's connection per call costs; each against direct HTTP."""
+    both = {**loop, **ablation}
+
+    def run(variant: str, faster: str, tested: bool) -> AblationRun:
+        cut = one_host_cuts(both, faster)
+        ms = statistics.median(both[(faster, m, s or 0)][0] for m, s in METHODS)
+        ours = f"{-max(cut):+.0f}% to {-min(cut):+.0f}% against direct HTTP ({ms:.2f} ms)"
+        return AblationRun(variant, ours, t_call_part(variant, cut).holds if tested else None)
+
+    return [
+        run("WSP through our gateway, HTTP hop to the service (this run)", "wsp", True),
+        run("WSP, the gateway answering in-process (no HTTP hop)", "wsp-nohop", True),
+        run(
+            "for scale: direct HTTP on one kept-alive connection (no TCP connection per call)",
+            "http-keepalive",
+            False,
+        ),
+    ]
+
+
+WHY_T_CALL_GPRS = (
+    "the preset's radio delays are random per call and as large as the round trip WSP "
+    "saves: uplink access costs up to 0.4 s for each uplink burst and a downlink TBF "
+    "set-up up to 0.47 s, and a cell reselection or RLC stall of 4-5 s can fall inside "
+    "a call, so with few repetitions a call's cut strays more than 10 points from the "
+    "third (the emulator's link is the same preset)"
+)
+
+
+def sim_cuts(vol: Volumes) -> list[float]:
+    """Per call, how much faster connectionless WSP is than HTTP over simulated GPRS."""
+    keys = [(m, s or 0) for m, s in METHODS]
+    return [_pct(vol[("wsp", m, s)]["t_call_s"], vol[("http", m, s)]["t_call_s"]) for m, s in keys]
+
+
+def gprs_ablation(vol: Volumes, ablated: dict[str, Volumes]) -> list[AblationRun]:
+    """The GPRS t_call extension's simulated part, on this run's preset and with each
+    kind of random radio delay off (``ablated``: volumes by ``GPRS_ABLATION`` label)."""
+    runs = [("this run's preset (all on)", vol), *ablated.items()]
+    return [
+        AblationRun(variant, part.ours, part.holds)
+        for variant, part in ((v, t_call_part("simulated GPRS", sim_cuts(x))) for v, x in runs)
+    ]
+
+
 def claims(
-    vol: dict[tuple[str, str, int], dict[str, float]],
+    vol: Volumes,
     loop: Timings,
     fish: dict[str, tuple[int, int]],
     emu: Timings | None = None,
+    ablation: Timings | None = None,
+    ablated: dict[str, Volumes] | None = None,
 ) -> list[Claim]:
     """The paper's claims on our numbers, and this project's over GPRS (simulated, and
-    behind the emulator when ``emu`` holds its t_call: when the machine could emulate)."""
+    behind the emulator when ``emu`` holds its t_call: when the machine could emulate).
+    ``ablation`` holds the one-host t_call of ``ABLATION_TRANSPORTS`` and ``ablated`` the
+    simulated volumes over ``GPRS_ABLATION``'s presets, which explain the t_call claims."""
     keys = [(m, s or 0) for m, s in METHODS]
     cut = [_pct(vol[("wsp", m, s)]["overhead"], vol[("http", m, s)]["overhead"]) for m, s in keys]
     shrink = [
         _pct(vol[("wsp-wbxml", m, s)]["total"], vol[("wsp", m, s)]["total"]) for m, s in keys
     ]
-    loop_cut = [_pct(loop[("wsp", m, s)][0], loop[("http", m, s)][0]) for m, s in keys]
-    sim_cut = [
-        _pct(vol[("wsp", m, s)]["t_call_s"], vol[("http", m, s)]["t_call_s"]) for m, s in keys
-    ]
+    loop_cut = one_host_cuts(loop, "wsp")
+    sim_cut = sim_cuts(vol)
     http_ms = statistics.median(loop[("http", m, s)][0] for m, s in keys)
     wsp_ms = statistics.median(loop[("wsp", m, s)][0] for m, s in keys)
     gprs_http = [vol[("http", m, s)]["t_call_s"] for m, s in keys]
@@ -528,25 +692,31 @@ def claims(
         100 * min(gprs_http) / PAPER_S55_SECONDS[1],
         100 * max(gprs_http) / PAPER_S55_SECONDS[0],
     )
+    one_host = Claim.of_parts(
+        CLAIM_T_CALL,
+        f"{PAPER_T_CALL_HTTP:g} -> {PAPER_T_CALL_WSP:g} ms (-{PAPER_T_CALL_CUT:.0f}%), "
+        "client and service on one host",
+        f"one host: HTTP {http_ms:.2f} ms, WSP through our gateway {wsp_ms:.2f} ms "
+        "(medians of the calls' medians)",
+        [t_call_part("one host", loop_cut)],
+    )
+    if ablation:
+        one_host = one_host.with_why(WHY_T_CALL, t_call_ablation(loop, ablation))
+    gprs = Claim.of_parts(
+        CLAIM_T_CALL_GPRS,
+        f"-{PAPER_T_CALL_CUT:.0f}% (the paper's one-host ratio)",
+        "over GPRS the round trip of TCP's handshake that WSP saves shows",
+        [t_call_part("simulated GPRS", sim_cut), *_emulated_part(emu)],
+        extension=True,
+    )
+    if ablated:
+        gprs = gprs.with_why(WHY_T_CALL_GPRS, gprs_ablation(vol, ablated))
     return [
         overhead_claim(cut),
         babelfish_claim(fish, next(iter(fish))),
         wbxml_claim(shrink),
-        Claim.of_parts(
-            CLAIM_T_CALL,
-            f"{PAPER_T_CALL_HTTP:g} -> {PAPER_T_CALL_WSP:g} ms (-{PAPER_T_CALL_CUT:.0f}%), "
-            "client and service on one host",
-            f"one host: HTTP {http_ms:.2f} ms, WSP through our gateway {wsp_ms:.2f} ms "
-            "(medians of the calls' medians)",
-            [t_call_part("one host", loop_cut)],
-        ),
-        Claim.of_parts(
-            CLAIM_T_CALL_GPRS,
-            f"-{PAPER_T_CALL_CUT:.0f}% (the paper's one-host ratio)",
-            "over GPRS the round trip of TCP's handshake that WSP saves shows",
-            [t_call_part("simulated GPRS", sim_cut), *_emulated_part(emu)],
-            extension=True,
-        ),
+        one_host,
+        gprs,
         s55_claim(
             gprs_http,
             f"t_call over simulated GPRS {min(gprs_http):.2f}-{max(gprs_http):.2f} s: "
@@ -580,7 +750,7 @@ def _emulated_part(emu: Timings | None) -> list[ClaimPart]:
 # --- figures ---------------------------------------------------------------------------------
 
 
-def volume_figure(vol: dict[tuple[str, str, int], dict[str, float]], path: Any) -> Any:
+def volume_figure(vol: Volumes, path: Any) -> Any:
     from matplotlib.figure import Figure as MplFigure
 
     from wwanlab.report.plots import protocol_colour, save
@@ -620,7 +790,7 @@ def volume_figure(vol: dict[tuple[str, str, int], dict[str, float]], path: Any) 
 
 def latency_figure(
     loop: Timings,
-    vol: dict[tuple[str, str, int], dict[str, float]],
+    vol: Volumes,
     path: Any,
     emu: Timings | None = None,
 ) -> Any:
@@ -695,6 +865,12 @@ def babelfish_figure(fish: dict[str, tuple[int, int]], path: Any) -> Any:
 def body(ctx: Context) -> ReproductionResult:
     sim_rows = ctx.execute(sim_scenario(ctx.quick))
     loop_rows = ctx.execute(loopback_scenario(ctx.quick), serial=True)
+    ablation = loopback_means(ctx.execute(ablation_scenario(ctx.quick), serial=True))
+    radio_off = ctx.execute(gprs_ablation_scenario(ctx.quick))
+    ablated = {
+        label: volumes([r for r in radio_off if r["link.preset"] == preset])
+        for label, preset in GPRS_ABLATION.items()
+    }
     emu: Timings = {}
     emu_note = ""
     try:
@@ -706,7 +882,7 @@ def body(ctx: Context) -> ReproductionResult:
     vol = volumes(sim_rows)
     loop = loopback_means(loop_rows)
     fish = babelfish_sizes()
-    found = claims(vol, loop, fish, emu)
+    found = claims(vol, loop, fish, emu, ablation, ablated)
     fig_volume = volume_figure(vol, ctx.figure_path("volume.png"))
     fig_latency = latency_figure(loop, vol, ctx.figure_path("latency.png"), emu)
     fig_fish = babelfish_figure(fish, ctx.figure_path("babelfish.png"))
