@@ -55,6 +55,7 @@ class SplitRelay:
         self.congestion = congestion  # TCP_CONGESTION of the target-side socket
         self.stats = RelayStats()
         self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
 
     async def start(self, listen: Address) -> Address:
         """Listen on ``listen``; the address actually bound (port 0 picks one)."""
@@ -63,11 +64,30 @@ class SplitRelay:
         return str(host), int(port)
 
     async def close(self) -> None:
+        """Stop accepting and end every connection still open (both its halves)."""
         if self._server is not None:
             self._server.close()
+        for task in self._handlers:
+            task.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
+        if self._server is not None:
             await self._server.wait_closed()
 
     async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            await self._relay(client_r, client_w)
+        except asyncio.CancelledError:
+            # close() ended it. Returning, not re-raising: the stream server's callback
+            # (Python 3.11) asks a finished handler for its exception, and a cancelled
+            # one answers with a traceback on stderr.
+            pass
+        finally:
+            self._handlers.discard(task)
+
+    async def _relay(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         self.stats.connections += 1
         try:
             target_r, target_w = await self._connect()

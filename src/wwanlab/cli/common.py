@@ -1,8 +1,13 @@
 """Small helpers shared by command modules."""
 
+import asyncio
 import json
+import math
 import os
+import signal
 import sys
+import urllib.parse
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -56,6 +61,42 @@ def check_probability(name: str, value: float) -> float:
     if not 0.0 <= value <= 1.0:
         raise UsageError(f"{name} must be a probability in [0, 1], got {value}")
     return value
+
+
+def check_timeout(value: float, option: str = "--timeout") -> float:
+    """A client's time-out: a finite number of seconds above zero."""
+    if not value > 0 or math.isinf(value):
+        raise UsageError(f"{option} {value} is not a positive number of seconds")
+    return value
+
+
+def check_http_url(url: str) -> str:
+    """An absolute ``http://`` URL with a host, or a ``UsageError`` naming what is wrong
+    (a URL the parser rejects, e.g. an unbalanced IPv6 bracket, included)."""
+    if not url.lower().startswith("http://"):
+        raise UsageError(f"URL {url!r} is not an absolute http:// URL")
+    try:
+        host = urllib.parse.urlsplit(url).hostname
+    except ValueError as exc:
+        raise UsageError(f"URL {url!r}: {exc}") from None
+    if not host:
+        raise UsageError(f"URL {url!r} has no host")
+    return url
+
+
+def serve_until_signal(serve: Callable[[asyncio.Event], Coroutine[Any, Any, None]]) -> None:
+    """Run a server's ``serve(stop)`` until SIGINT or SIGTERM sets ``stop``; the server
+    then closes what it holds and returns, so a signal ends it with its summary and exit
+    code 0, never a traceback."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(stop)
+
+    asyncio.run(main())
 
 
 def output_folder(path: Path, option: str = "--out") -> Path:
