@@ -47,6 +47,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Rerun a paper's experiments and say, per claim, whether it holds."""
         if list_:
+            shown = None if name in (None, "all") else {r.name for r in select(name)}
             registered = [
                 {
                     "name": r.name,
@@ -55,8 +56,10 @@ def register(app: typer.Typer) -> None:
                     "extensions": list(r.extensions),
                 }
                 for r in sorted(load_reproductions().values(), key=lambda r: r.name)
+                if shown is None or r.name in shown
             ]
-            _print_list(paper_status(), registered, json)
+            papers = [p for p in paper_status() if shown is None or p["reproduction"] in shown]
+            _print_list(papers, registered, json)
             return
         if name is None:
             raise UsageError("name a reproduction, 'all', or pass --list")
