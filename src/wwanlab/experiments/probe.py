@@ -88,6 +88,7 @@ packet the GPRS presets' configured rate refers to (their radio service time doe
 depend on size, so their rate in bits per second does)."""
 
 DEFAULT_COUNT = 1000
+MAX_UNFORCED_COUNT = 100 * DEFAULT_COUNT  # a scenario's workload.count beyond it needs --force
 RATE_TRAIN_MIN = 100
 RATE_TRAIN_MAX = 5000
 RATE_TRAIN_SPAN = 40  # the train spans >= 40 x the configured p95 delay
@@ -542,7 +543,7 @@ PROBE_PARAMETERS = {
     "link.preset": Parameter(str, required=True, choices=PRESETS.keys()),
     "link.overrides.loss": Parameter(float, minimum=0.0, maximum=1.0),
     "link.overrides.rate_bps": Parameter(float, minimum=1.0),
-    "workload.count": Parameter(int, minimum=2),
+    "workload.count": Parameter(int, minimum=2, bound=MAX_UNFORCED_COUNT),
 }
 """What the ``probe`` kind reads; a scenario file is checked against it when loaded."""
 
