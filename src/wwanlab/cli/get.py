@@ -46,7 +46,10 @@ def parse_gateway(text: str, connectionless: bool) -> Address:
         if not bracket or rest not in ("", f":{port_text}"):
             raise UsageError(f"--gateway {text!r} is not HOST[:PORT]")
     elif text.count(":") > 1:  # a bare IPv6 address
-        host, port_text = text, ""
+        try:
+            host, port_text = str(ipaddress.IPv6Address(text)), ""
+        except ValueError:
+            raise UsageError(f"--gateway {text!r} is not HOST[:PORT] or [IPV6]:PORT") from None
     else:
         host, _, port_text = text.partition(":")
     if not host:
