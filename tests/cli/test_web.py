@@ -141,3 +141,25 @@ def test_a_url_the_parser_rejects_is_one_line(
     assert (code, out) == (2, "")
     assert err.startswith("wwanlab: error: ") and err.count("\n") == 1
     assert message in err
+
+
+@pytest.mark.parametrize(
+    ("plot", "message"),
+    [
+        ("/proc/wwanlab-test.png", "--plot '/proc/wwanlab-test.png': cannot write there"),
+        ("{tmp}", "name a .png or .svg file"),
+        ("{tmp}/a-folder.png", "--plot '{tmp}/a-folder.png' is a folder, not a file"),
+    ],
+)
+def test_a_plot_that_cannot_be_written_is_refused_before_the_download(
+    plot: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "a-folder.png").mkdir()
+    plot, message = plot.format(tmp=tmp_path), message.format(tmp=tmp_path)
+    code, out, err = wwanlab(capsys, monkeypatch, "web", "mail", "--plot", plot)
+    assert (code, out) == (2, "")
+    assert err.startswith("wwanlab: error: ") and message in err and err.count("\n") == 1

@@ -149,3 +149,16 @@ def test_send_to_a_port_that_never_answers_gives_up_at_the_timeout(
         "wwanlab wwp send: gave up (--timeout): 0 of 3000 octets acknowledged in 1.5 s\n"
     )
     assert 1.5 <= took < 10
+
+
+def test_a_receiver_that_cannot_bind_leaves_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "o"
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        port = busy.getsockname()[1]
+        args = ["receive", "--port", str(port), "--bind", "127.0.0.1", "-o", str(out)]
+        code, _, err = wwanlab(capsys, monkeypatch, "wwp", *args)
+    assert code == 2 and "cannot listen on" in err
+    assert not out.exists()

@@ -6,6 +6,7 @@ import math
 import os
 import signal
 import sys
+import tempfile
 import urllib.parse
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -111,6 +112,23 @@ def output_folder(path: Path, option: str = "--out") -> Path:
         raise UsageError(f"cannot create folder {str(path)!r} for {option}: {reason}") from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise UsageError(f"cannot write in folder {str(path)!r} for {option}")
+    return path
+
+
+def output_file(path: Path, option: str) -> Path:
+    """Refuse, before any work, an output file that is a folder, is in no folder, or
+    cannot be written (the work would be lost at the end)."""
+    if path.is_dir():
+        raise UsageError(f"{option} {str(path)!r} is a folder, not a file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {path}: no folder {str(folder)!r}")
+    try:  # as root, os.access says yes to folders such as /proc that refuse new files
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        raise UsageError(f"{option} {str(path)!r}: cannot write there: {exc.strerror}") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {str(path)!r}: cannot write it")
     return path
 
 

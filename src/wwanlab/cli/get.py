@@ -25,6 +25,7 @@ from wwanlab.cli.common import (
     RetryLinkOption,
     check_http_url,
     check_timeout,
+    output_file,
     print_json,
 )
 from wwanlab.core.address import Address
@@ -181,6 +182,8 @@ def register(app: typer.Typer) -> None:
         """Fetch URL through a WAP gateway; print status, headers, body size and time."""
         check_http_url(url)
         check_timeout(timeout)
+        if output is not None:
+            output_file(output, "--output")
         try:
             parse_media_type(content_type)
         except MediaTypeError as exc:

@@ -6,12 +6,18 @@ import math
 import socket
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import typer
 
 from wwanlab.aio.wwp import Outcome, WwpFailed, WwpStopped, WwpUnreachable, receive, send
-from wwanlab.cli.common import JsonOption, check_timeout, print_json, serve_until_signal
+from wwanlab.cli.common import (
+    JsonOption,
+    check_timeout,
+    output_file,
+    print_json,
+    serve_until_signal,
+)
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.core.progress import track
@@ -143,21 +149,30 @@ def register(app: typer.Typer) -> None:
         if not 0 < port <= 65535:
             raise UsageError(f"--port {port} is not a port number")
         config = _config(bt, PROBE_T)
-        try:
-            sink = output.open("wb")
-        except OSError as exc:
-            raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+        output_file(output, "--output")
+        sinks: list[BinaryIO] = []  # opened once the port is bound, so a failed bind leaves none
         outcomes: list[Outcome] = []
 
-        async def until(stop: asyncio.Event) -> None:
-            outcomes.append(await receive(sink.write, (bind, port), config, stop=stop))
-
-        with sink:
+        def opened(_: Address) -> None:
             try:
-                serve_until_signal(until)
-            except WwpStopped as exc:
-                print(f"wwanlab wwp receive: {exc}", file=sys.stderr)
-                raise typer.Exit(1) from None
+                sinks.append(output.open("wb"))
             except OSError as exc:
-                raise UsageError(f"cannot listen on {bind}:{port}: {exc.strerror}") from None
+                raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+
+        def write(data: bytes) -> None:
+            sinks[0].write(data)
+
+        async def until(stop: asyncio.Event) -> None:
+            outcomes.append(await receive(write, (bind, port), config, ready=opened, stop=stop))
+
+        try:
+            serve_until_signal(until)
+        except WwpStopped as exc:
+            print(f"wwanlab wwp receive: {exc}", file=sys.stderr)
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {bind}:{port}: {exc.strerror}") from None
+        finally:
+            for sink in sinks:
+                sink.close()
         _report("received", outcomes[0], json)
