@@ -33,3 +33,14 @@ def test_one_received_packet_is_charged(
     code, out, err = wwanlab(capsys, monkeypatch, "energy", str(log), "--link", "serial-9k6")
     assert (code, err) == (0, "")
     assert "for 1 packets" in out and not out.startswith("gprs: 0.000 J")
+
+
+def test_a_binary_file_is_one_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "capture.pcap"
+    log.write_bytes(b"\xd4\xc3\xb2\xa1\xe2\x80" + bytes(range(256)))
+    code, out, err = wwanlab(capsys, monkeypatch, "energy", str(log), "--link", "serial-9k6")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"wwanlab: error: {str(log)!r} is not an emulator log: ")
+    assert err.count("\n") == 1

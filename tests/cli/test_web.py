@@ -163,3 +163,13 @@ def test_a_plot_that_cannot_be_written_is_refused_before_the_download(
     code, out, err = wwanlab(capsys, monkeypatch, "web", "mail", "--plot", plot)
     assert (code, out) == (2, "")
     assert err.startswith("wwanlab: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_binary_file_is_named_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / "page.har"
+    file.write_bytes(b"\xd4\xc3\xb2\xa1\xe2\x80\xff")
+    code, out, err = wwanlab(capsys, monkeypatch, "web", str(file))
+    assert (code, out) == (2, "")
+    assert err == f"wwanlab: error: {file}: not a HAR file: not UTF-8 text\n"

@@ -59,6 +59,8 @@ def load(path: str | Path) -> Page:
             return _load_folder(where)
         if where.is_file():
             return _load_har(where)
+    except UsageError:
+        raise
     except ValueError as error:  # a URL in the markup that does not parse
         raise UsageError(f"{where}: {error}") from None
     raise UsageError(f"{where}: no such file or folder")
