@@ -156,7 +156,7 @@ def test_config_file_sets_every_option_and_the_command_line_wins(tmp_path):
         ("allow-origin = [1]\n", "allow-origin must be an array of strings"),
         ("port-co =\n", "is not TOML: "),
         ("status = '1.2.3'\n", "--status '1.2.3' is not HOST:PORT"),
-        ("max-fetches = 0\n", "--retry-interval and --max-fetches must be positive"),
+        ("max-fetches = 0\n", "--max-fetches (config key max-fetches) must be at least 1, got 0"),
     ],
 )
 def test_bad_config_file_is_one_line(tmp_path, text, message):
