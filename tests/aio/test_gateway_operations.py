@@ -172,3 +172,29 @@ def test_content_type_with_parameters_and_no_space_reaches_the_phone():
         return reply.content_type, reply.body
 
     assert run(body) == ("text/html; charset=utf-8", HTML)
+
+
+def test_a_dropped_connectionless_datagram_is_logged_with_its_octets(caplog):
+    """The log line carries the datagram's head, so a peer's bad bytes are evidence
+    without a capture running (the fakewap drop of docs/kannel.md)."""
+    caplog.set_level(logging.INFO, logger="wwanlab.gateway")
+    cut_short = b"\x07\x40\x00\x01\x99"  # TID 7, Get, its URI length says 1, nothing follows
+
+    async def body(origin: OriginServer, gateway: Gateway) -> int:
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_datagram_endpoint(
+            asyncio.DatagramProtocol, remote_addr=gateway.address("cl")
+        )
+        transport.sendto(cut_short)
+        port = transport.get_extra_info("sockname")[1]
+        for _ in range(100):
+            if any("event=dropped" in r.getMessage() for r in caplog.records):
+                break
+            await asyncio.sleep(0.02)
+        transport.close()
+        return int(port)
+
+    port = run(body)
+    (line,) = [r.getMessage() for r in caplog.records if "event=dropped" in r.getMessage()]
+    assert line.startswith(f"event=dropped client=127.0.0.1:{port} detail=")
+    assert line.endswith(" octets=5 head=0740000199")

@@ -56,6 +56,29 @@ def test_an_unreachable_target_closes_the_client_and_is_counted() -> None:
     assert asyncio.run(main()) == (b"", 1)
 
 
+def test_close_ends_open_connections_without_an_error_logged() -> None:
+    async def main() -> tuple[bytes, list[dict[str, object]]]:
+        errors: list[dict[str, object]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: errors.append(context))
+        target = await asyncio.start_server(_echo_after_eof, "127.0.0.1", 0)
+        relay = SplitRelay(("127.0.0.1", target.sockets[0].getsockname()[1]))
+        host, port = await relay.start(("127.0.0.1", 0))
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(b"x" * 1000)  # no FIN: the target waits, the connection stays open
+        await writer.drain()
+        await asyncio.sleep(0.2)
+        await asyncio.wait_for(relay.close(), 10)
+        got = await asyncio.wait_for(reader.read(), 10)  # the relay closed its half
+        writer.close()
+        target.close()
+        await asyncio.sleep(0.1)  # the server's done-callbacks run
+        return got, errors
+
+    got, errors = asyncio.run(main())
+    assert got == b""
+    assert errors == []
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -64,6 +87,14 @@ def test_an_unreachable_target_closes_the_client_and_is_counted() -> None:
         (
             ["--listen", "127.0.0.1:0", "--to", "127.0.0.1:80", "--congestion", "nope"],
             "--congestion 'nope' is not available",
+        ),
+        (
+            ["--listen", "127.0.0.1:0", "--to", "no-such-host.invalid:80"],
+            "--to 'no-such-host.invalid:80': cannot resolve 'no-such-host.invalid'",
+        ),
+        (
+            ["--listen", "[::1:80", "--to", "127.0.0.1:80"],
+            "--listen '[::1:80': unbalanced [ ] around the IPv6 address",
         ),
     ],
 )

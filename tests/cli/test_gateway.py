@@ -35,7 +35,18 @@ def bound(port: int) -> bool:
         (["--allow-origin", "10.0.0.0/33"], "--allow-origin '10.0.0.0/33' is not an IP network"),
         (["--port-co", "70000"], "--port-co 70000 is not a port number"),
         (["--log-level", "chatty"], "--log-level 'chatty' is not debug, info, warning or error"),
-        (["--max-sessions", "0"], "gateway limits must be at least 1"),
+        (["--max-sessions", "0"], "--max-sessions (config key max-sessions) must be at least 1"),
+        (["--max-message", "-1"], "--max-message (config key max-message) must be at least 1"),
+        (["--max-fetches", "0"], "--max-fetches (config key max-fetches) must be at least 1"),
+        (
+            ["--idle-timeout", "nan"],
+            "--idle-timeout (config key idle-timeout) must be a positive number of seconds",
+        ),
+        (
+            ["--retry-interval", "0"],
+            "--retry-interval (config key retry-interval) must be a positive number of seconds",
+        ),
+        (["--status", "[::1:80"], "--status '[::1:80': unbalanced [ ] around the IPv6 address"),
         (["--status", "nowhere"], "--status 'nowhere' is not HOST:PORT"),
         (["--port-cl", "9300", "--port-co", "9300"], "--port-cl and --port-co are both 9300"),
         (["--status", "127.0.0.1:70000"], "--status '127.0.0.1:70000' is not HOST:PORT"),
@@ -145,7 +156,7 @@ def test_config_file_sets_every_option_and_the_command_line_wins(tmp_path):
         ("allow-origin = [1]\n", "allow-origin must be an array of strings"),
         ("port-co =\n", "is not TOML: "),
         ("status = '1.2.3'\n", "--status '1.2.3' is not HOST:PORT"),
-        ("max-fetches = 0\n", "--retry-interval and --max-fetches must be positive"),
+        ("max-fetches = 0\n", "--max-fetches (config key max-fetches) must be at least 1, got 0"),
     ],
 )
 def test_bad_config_file_is_one_line(tmp_path, text, message):

@@ -152,6 +152,11 @@ def test_timeout_bounds_the_whole_call_against_a_dead_gateway(mode):
         (["--timeout", "nan"], "--timeout nan is not a positive number of seconds"),
         (["--content-type", "text"], "--content-type: 'text' has no '/' after its type"),
         (["-g", "[::1"], "--gateway '[::1' is not HOST[:PORT]"),
+        (["-g", "::1]:80"], "--gateway '::1]:80' is not HOST[:PORT] or [IPV6]:PORT"),
+        # an output that cannot be written is refused before the gateway is tried
+        (["-o", "/tmp"], "--output '/tmp' is a folder, not a file"),
+        (["-o", "/nonexistent/d/body"], "cannot write /nonexistent/d/body: no folder"),
+        (["-o", "/proc/wwanlab-body"], "--output '/proc/wwanlab-body': cannot write there"),
     ],
 )
 def test_bad_gateway_timeout_and_content_type(args, message):

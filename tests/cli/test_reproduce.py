@@ -89,3 +89,19 @@ def test_list_shows_every_paper_and_derives_status_from_the_registry(
         assert code == 0 and out.count("not yet") == 4 and "reproduced" in out
     finally:
         del registry.REPRODUCTIONS["gprs-proxies"]
+
+
+def test_list_of_one_name_shows_only_it_and_refuses_an_unknown_one(
+    toy: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "toy", "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert [r["name"] for r in doc["reproductions"]] == ["toy"]
+    assert doc["papers"] == []  # toy is no paper's reproduction
+    code, out, _ = wwanlab(capsys, monkeypatch, "reproduce", "--list", "all", "--json")
+    assert [r["name"] for r in json.loads(out)["reproductions"]] == ["toy"]
+    assert len(json.loads(out)["papers"]) == 5
+    code, out, err = wwanlab(capsys, monkeypatch, "reproduce", "--list", "nosuch")
+    assert (code, out) == (2, "")
+    assert err == "wwanlab: error: unknown reproduction 'nosuch' (known: toy)\n"

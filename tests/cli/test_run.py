@@ -6,6 +6,7 @@ from distributed import LocalCluster
 from tests.experiments import kinds  # noqa: F401  (registers the test kinds)
 from tests.experiments.invoke import wwanlab
 
+from wwanlab.experiments.scenario import load_scenario
 from wwanlab.experiments.store import ResultStore
 
 SCENARIO = """
@@ -89,3 +90,52 @@ def test_the_run_page_links_to_an_index_that_lists_it(
     assert code == 0, err
     assert '<a href="index.html">All pages</a>' in (out / "cli-draws.html").read_text()
     assert '<a href="cli-draws.html">cli-draws</a>' in (out / "index.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "repetitions = 1000000000\n[params]\nn = 2\n",
+            "scenario 'huge' is 1,000,000,000 runs (1 sweep points x 1000000000 repetitions), "
+            "over the bound of 10,000; pass --force to run it anyway",
+        ),
+        (
+            "[params]\nn = 2\n[sweep]\n"
+            + "\n".join(f'"params.k{i}" = [{", ".join(map(str, range(500)))}]' for i in range(3)),
+            "scenario 'huge' is 125,000,000 runs (500 x 500 x 500 sweep points x 1 repetitions)",
+        ),
+        (
+            '[link]\npreset = "serial-9k6"\n[workload]\ncount = 100000000000\n',
+            "workload.count = 1e+11 is over its bound of 100000; pass --force to run it anyway",
+        ),
+    ],
+    ids=["repetitions", "sweep", "workload-count"],
+)
+def test_work_over_the_bound_is_refused_at_once_unless_forced(
+    body: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kind = "probe" if "workload" in body else "test-draws"
+    path = tmp_path / "s.toml"
+    path.write_text(f'name = "huge"\nkind = "{kind}"\n{body}')
+    args = ["run", str(path), "--out", str(tmp_path / "out"), "--db", str(tmp_path / "w.db")]
+    code, out, err = wwanlab(capsys, monkeypatch, *args)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"wwanlab: error: {message}") and err.count("\n") == 1
+    assert not (tmp_path / "w.db").exists()  # refused before anything was made
+    load_scenario(path).check_size(force=True)  # what --force lets through
+
+
+def test_the_run_count_is_said_before_the_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO)
+    args = ["run", str(path), "--out", str(tmp_path / "o"), "--db", str(tmp_path / "w.db")]
+    code, _, err = wwanlab(capsys, monkeypatch, *args, "--jobs", "1")
+    assert code == 0
+    assert err.startswith("wwanlab run: cli-draws: 4 runs (2 sweep points x 2 repetitions)\n")

@@ -136,3 +136,24 @@ def test_decode_ceilings_are_options(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert wwanlab("wbxml", "decode", str(data), "-o", str(out)).returncode == 0
     assert out.read_bytes().count(b"<unknown_00_05/>") == 100
+
+
+KANNEL_TESTCASE = Path("/usr/lib/kannel/test/testcase.wml")  # kannel-extras
+
+
+@pytest.mark.skipif(not KANNEL_TESTCASE.exists(), reason="Kannel's test documents missing")
+def test_dropping_whitespace_never_encodes_kannels_testcase_larger(tmp_path: Path) -> None:
+    """It did: ignorable 469 octets, preserve 386, because only preserve's blank text
+    nodes brought the indentation runs into the string table's candidates."""
+    sizes: dict[str, int] = {}
+    for mode in ("preserve", "ignorable", "trim", "collapse"):
+        out = tmp_path / f"{mode}.wbxml"
+        args = ["wbxml", "encode", str(KANNEL_TESTCASE), "-o", str(out), "--whitespace", mode]
+        done = runner.invoke(app, [*args, "--json"])
+        assert done.exit_code == 0, done.output
+        sizes[mode] = json.loads(done.stdout)["wbxml_bytes"]
+        if mode in ("preserve", "ignorable"):  # the bytes decode to what the mode keeps
+            source = parse_xml(KANNEL_TESTCASE.read_bytes(), whitespace=mode)
+            expected = canonical_events(source.root)
+            assert canonical_events(decode(out.read_bytes()).root) == expected
+    assert sizes == {"preserve": 386, "ignorable": 333, "trim": 247, "collapse": 247}

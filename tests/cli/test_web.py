@@ -92,3 +92,84 @@ def test_a_page_folder_and_unreadable_input(
     bad.write_text("{ not json")
     code, out, err = wwanlab(capsys, monkeypatch, "web", str(bad))
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+
+
+def _har(url: str, html: str) -> str:
+    entry = {
+        "request": {"method": "GET", "url": url, "headers": []},
+        "response": {
+            "status": 200,
+            "content": {"size": len(html), "mimeType": "text/html", "text": html},
+        },
+    }
+    return json.dumps({"log": {"version": "1.2", "entries": [entry]}})
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "page.har",
+            _har("http://example.com/", '<img src="http://[::1/x.png">'),
+            "page.har: <img> embeds 'http://[::1/x.png': Invalid IPv6 URL",
+        ),
+        (
+            "page.har",
+            _har("http://[::1/", "<p>hi</p>"),
+            "log.entries[0].request.url is not a URL: 'http://[::1/'",
+        ),
+        (
+            "folder/index.html",
+            '<script src="//[fe80::1/a.js"></script>',
+            "folder: <script> embeds '//[fe80::1/a.js': Invalid IPv6 URL",
+        ),
+    ],
+)
+def test_a_url_the_parser_rejects_is_one_line(
+    name: str,
+    text: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    file = tmp_path / name
+    file.parent.mkdir(exist_ok=True)
+    file.write_text(text)
+    where = file if name.endswith(".har") else file.parent
+    code, out, err = wwanlab(capsys, monkeypatch, "web", str(where))
+    assert (code, out) == (2, "")
+    assert err.startswith("wwanlab: error: ") and err.count("\n") == 1
+    assert message in err
+
+
+@pytest.mark.parametrize(
+    ("plot", "message"),
+    [
+        ("/proc/wwanlab-test.png", "--plot '/proc/wwanlab-test.png': cannot write there"),
+        ("{tmp}", "name a .png or .svg file"),
+        ("{tmp}/a-folder.png", "--plot '{tmp}/a-folder.png' is a folder, not a file"),
+    ],
+)
+def test_a_plot_that_cannot_be_written_is_refused_before_the_download(
+    plot: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "a-folder.png").mkdir()
+    plot, message = plot.format(tmp=tmp_path), message.format(tmp=tmp_path)
+    code, out, err = wwanlab(capsys, monkeypatch, "web", "mail", "--plot", plot)
+    assert (code, out) == (2, "")
+    assert err.startswith("wwanlab: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_binary_file_is_named_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / "page.har"
+    file.write_bytes(b"\xd4\xc3\xb2\xa1\xe2\x80\xff")
+    code, out, err = wwanlab(capsys, monkeypatch, "web", str(file))
+    assert (code, out) == (2, "")
+    assert err == f"wwanlab: error: {file}: not a HAR file: not UTF-8 text\n"

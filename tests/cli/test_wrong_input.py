@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import io
+import re
 import signal
 import sys
 import typing
@@ -42,6 +43,15 @@ NOT_A_NUMBER = st.one_of(
     st.sampled_from(["0x1g", "1,5", "1..5"]),
 )
 NOT_AN_INTEGER = NOT_A_NUMBER | st.sampled_from(["1.5", "2.5e3"])  # numbers, not integers
+NOT_FINITE = st.sampled_from(["nan", "inf", "-inf", "NaN", "-Infinity"])
+"""Numbers no option of any command means: each number option refuses them."""
+WRONG_ADDRESSES = ["[::1:80", "::1]:80", "h:99999", "h:x1", "[::1]:-1"]
+NOT_AN_ADDRESS = st.sampled_from(WRONG_ADDRESSES)
+"""Wrong for every HOST:PORT (an unbalanced IPv6 bracket, a port out of range or not a
+number); a parameter takes an address when its help or metavar says HOST/ADDR:PORT."""
+WRONG_URLS = ["http://[::1/", "http://[fe80::1/x", "ftp://h/", "http:///x"]
+NOT_A_URL = st.sampled_from(WRONG_URLS)
+"""Wrong for every URL parameter: ones the URL parser rejects, another scheme, no host."""
 NAME = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=8)
 
 
@@ -86,6 +96,11 @@ def is_flag(param: Any) -> bool:
     return bool(getattr(param, "is_flag", False))
 
 
+def takes_address(param: Any) -> bool:
+    said = f"{getattr(param, 'help', '') or ''} {param.metavar or ''}"
+    return any(shape in said for shape in ("HOST:PORT", "ADDR:PORT", "HOST[:PORT]"))
+
+
 def wrong_value(param: Any, regular_file: Path) -> st.SearchStrategy[str] | None:
     """Values wrong for ``param`` whatever the command, or None if it takes any text."""
     kind = python_type(param)
@@ -94,7 +109,11 @@ def wrong_value(param: Any, regular_file: Path) -> st.SearchStrategy[str] | None
     if kind is int:
         return NOT_AN_INTEGER
     if kind is float:
-        return NOT_A_NUMBER
+        return NOT_A_NUMBER | NOT_FINITE
+    if kind is str and takes_address(param):
+        return NOT_AN_ADDRESS
+    if kind is str and param.name == "url":
+        return NOT_A_URL
     if isinstance(kind, type) and issubclass(kind, Path):
         return NAME.map(lambda name: str(regular_file / name))
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
@@ -126,8 +145,13 @@ def arguments(
 
 
 @st.composite
-def wrong_invocation(draw: st.DrawFn, regular_file: Path) -> list[str]:
-    words, command = draw(st.sampled_from(COMMANDS))
+def wrong_invocation(
+    draw: st.DrawFn, regular_file: Path, words: tuple[str, ...] | None = None
+) -> list[str]:
+    if words is None:
+        words, command = draw(st.sampled_from(COMMANDS))
+    else:
+        command = dict(COMMANDS)[words]
     faults = [
         (param, strategy)
         for param in command.params
@@ -207,6 +231,49 @@ def test_wrong_input_to_any_command_is_one_line_and_exit_2(
     assert_one_line_error(args, *invoke(args))
 
 
+@pytest.mark.parametrize("words", [w for w, _ in COMMANDS], ids=" ".join)
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_each_command_refuses_wrong_input(
+    words: tuple[str, ...], data: st.DataObject, regular_file: Path
+) -> None:
+    """The property above, drawn for each command in turn, so none goes untried."""
+    args = data.draw(wrong_invocation(regular_file, words))
+    assert_one_line_error(args, *invoke(args))
+
+
+def test_the_commands_tried_are_those_the_help_lists() -> None:
+    code, out, _ = invoke(["--help"])
+    listed = set(re.findall(r"^│ (\w[\w-]*) ", out, flags=re.MULTILINE))
+    assert code == 0 and listed == {words[0] for words, _ in COMMANDS}
+
+
+@pytest.mark.parametrize(
+    ("args", "param"),
+    [
+        (["pep", "split"], "listen"),
+        (["pep", "split"], "to"),
+        (["wwp", "send"], "address"),
+        (["gateway"], "status"),
+        (["get"], "gateway"),
+        (["soap", "call"], "url"),
+        (["get"], "url"),
+        (["tunnel", "client"], "server"),
+        (["tunnel", "client"], "socks"),
+        (["tunnel", "server"], "listen"),
+    ],
+)
+def test_address_and_url_parameters_are_recognised(args: list[str], param: str) -> None:
+    """The hostile address and URL values reach the parameters they are meant for."""
+    command = dict(COMMANDS)[tuple(args)]
+    (found,) = [p for p in command.params if p.name == param]
+    assert wrong_value(found, Path("/")) in (NOT_AN_ADDRESS, NOT_A_URL)
+
+
 @pytest.mark.parametrize("words", list(all_commands(ROOT)), ids=" ".join)
 def test_h_is_help_on_every_command(words: tuple[str, ...]) -> None:
     code, out, err = invoke([*words, "-h"])
@@ -217,3 +284,35 @@ def test_h_is_help_on_every_command(words: tuple[str, ...]) -> None:
 
 def test_version_option() -> None:
     assert invoke(["--version"]) == (0, f"wwanlab {__version__}\n", "")
+
+
+HOSTILE_PLACES = [
+    ["pep", "split", "--listen", "127.0.0.1:0", "--to", "{}"],
+    ["pep", "split", "--listen", "{}", "--to", "127.0.0.1:1"],
+    ["wwp", "send", "{file}", "{}"],
+    ["gateway", "--port-cl", "0", "--port-co", "0", "--status", "{}"],
+    ["get", "http://127.0.0.1/", "--gateway", "{}"],
+    ["soap", "call", "http://127.0.0.1:1/", "nop", "--via", "wsp", "--gateway", "{}"],
+    ["tunnel", "client", "--server", "{}", "--key", "{file}"],
+    ["tunnel", "client", "--server", "127.0.0.1:7447", "--key", "{file}", "--socks", "{}"],
+    ["tunnel", "server", "--key", "{file}", "--listen", "{}"],
+]
+URL_PLACES = [["get", "{}"], ["soap", "call", "{}", "nop"]]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [a.replace("{}", value) for a in place]
+        for places, values in ((HOSTILE_PLACES, WRONG_ADDRESSES), (URL_PLACES, WRONG_URLS))
+        for place in places
+        for value in values
+    ],
+    ids=" ".join,
+)
+def test_hostile_address_or_url_with_everything_else_right(
+    args: list[str], regular_file: Path
+) -> None:
+    """One hostile value, every other argument valid: refused at once, one line."""
+    args = [a.replace("{file}", str(regular_file)) for a in args]
+    assert_one_line_error(args, *invoke(args))

@@ -107,3 +107,58 @@ def test_send_to_a_closed_port_is_one_line_and_exit_2(
     code, out, err = wwanlab(capsys, monkeypatch, "wwp", "send", str(file), f"127.0.0.1:{port}")
     assert (code, out) == (2, "")
     assert err == f"wwanlab: error: no WWP receiver at 127.0.0.1:{port}: port unreachable (ICMP)\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["send", "--bt", "0", "{file}", "127.0.0.1:9"], "--bt 0.0 must be a positive finite"),
+        (["send", "--probe-t", "-1", "{file}", "127.0.0.1:9"], "--probe-t -1.0 must be a posi"),
+        (["send", "--timeout", "0", "{file}", "127.0.0.1:9"], "--timeout 0.0 is not a positive"),
+        (["receive", "--bt", "inf", "-p", "9", "-o", "{file}"], "--bt inf must be a positive"),
+    ],
+)
+def test_each_option_is_named_in_its_own_message(
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    file = tmp_path / "f"
+    file.write_bytes(b"x")
+    code, out, err = wwanlab(capsys, monkeypatch, "wwp", *(a.format(file=file) for a in args))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"wwanlab: error: {message}") and err.count("\n") == 1
+
+
+def test_send_to_a_port_that_never_answers_gives_up_at_the_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / "f"
+    file.write_bytes(bytes(3000))
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:  # bound, never reads
+        silent.bind(("127.0.0.1", 0))
+        port = silent.getsockname()[1]
+        start = time.monotonic()
+        args = ["send", str(file), f"127.0.0.1:{port}", "--timeout", "1.5"]
+        code, out, err = wwanlab(capsys, monkeypatch, "wwp", *args)
+        took = time.monotonic() - start
+    assert (code, out) == (1, "")
+    assert err.endswith(
+        "wwanlab wwp send: gave up (--timeout): 0 of 3000 octets acknowledged in 1.5 s\n"
+    )
+    assert 1.5 <= took < 10
+
+
+def test_a_receiver_that_cannot_bind_leaves_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "o"
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        port = busy.getsockname()[1]
+        args = ["receive", "--port", str(port), "--bind", "127.0.0.1", "-o", str(out)]
+        code, _, err = wwanlab(capsys, monkeypatch, "wwp", *args)
+    assert code == 2 and "cannot listen on" in err
+    assert not out.exists()

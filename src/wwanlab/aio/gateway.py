@@ -71,6 +71,7 @@ log = logging.getLogger("wwanlab.gateway")
 access_log = logging.getLogger("wwanlab.gateway.access")
 
 DROP_LOG_PER_SECOND = 5
+DROP_LOG_OCTETS = 64  # of a dropped datagram, in hex in its log line: a Get's whole header
 FETCH_TIMEOUT = 20.0  # s: under WTP's AEC_MAX * A = 24 s, so the phone hears a 504
 STATUS_MAX_SESSIONS = 1000  # sessions listed by the status endpoint; the count is exact
 
@@ -388,7 +389,16 @@ class Gateway:
             self._drop_window, self._drop_logged, self._drop_suppressed = now, 0, 0
         if self._drop_logged < DROP_LOG_PER_SECOND:
             self._drop_logged += 1
-            log.warning(logfmt("dropped", client=_fmt(event.peer), detail=event.detail))
+            head = event.data[:DROP_LOG_OCTETS].hex()
+            log.warning(
+                logfmt(
+                    "dropped",
+                    client=_fmt(event.peer),
+                    detail=event.detail,
+                    octets=len(event.data),
+                    head=head,
+                )
+            )
         else:
             self._drop_suppressed += 1
 

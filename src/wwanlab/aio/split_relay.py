@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wwanlab.core.address import Address
@@ -29,15 +30,20 @@ class RelayStats:
     octets_to_client: int = 0
 
 
-async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, buffer: int) -> int:
-    moved = 0
+async def _pump(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    buffer: int,
+    moved: Callable[[int], None],
+) -> None:
+    """Copy until EOF, telling ``moved`` each chunk's size as it goes (so a connection
+    cut short, by an error or by ``close``, still counts what it carried)."""
     while chunk := await reader.read(buffer):
         writer.write(chunk)
         await writer.drain()  # the write queue's high-water mark is ``buffer``
-        moved += len(chunk)
+        moved(len(chunk))
     if writer.can_write_eof():
         writer.write_eof()
-    return moved
 
 
 class SplitRelay:
@@ -55,6 +61,7 @@ class SplitRelay:
         self.congestion = congestion  # TCP_CONGESTION of the target-side socket
         self.stats = RelayStats()
         self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
 
     async def start(self, listen: Address) -> Address:
         """Listen on ``listen``; the address actually bound (port 0 picks one)."""
@@ -63,11 +70,30 @@ class SplitRelay:
         return str(host), int(port)
 
     async def close(self) -> None:
+        """Stop accepting and end every connection still open (both its halves)."""
         if self._server is not None:
             self._server.close()
+        for task in self._handlers:
+            task.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
+        if self._server is not None:
             await self._server.wait_closed()
 
     async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            await self._relay(client_r, client_w)
+        except asyncio.CancelledError:
+            # close() ended it. Returning, not re-raising: the stream server's callback
+            # (Python 3.11) asks a finished handler for its exception, and a cancelled
+            # one answers with a traceback on stderr.
+            pass
+        finally:
+            self._handlers.discard(task)
+
+    async def _relay(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         self.stats.connections += 1
         try:
             target_r, target_w = await self._connect()
@@ -78,11 +104,10 @@ class SplitRelay:
         for writer in (client_w, target_w):
             writer.transport.set_write_buffer_limits(high=self.buffer)
         try:
-            up, down = await asyncio.gather(
-                _pump(client_r, target_w, self.buffer), _pump(target_r, client_w, self.buffer)
+            await asyncio.gather(
+                _pump(client_r, target_w, self.buffer, self._to_target),
+                _pump(target_r, client_w, self.buffer, self._to_client),
             )
-            self.stats.octets_to_target += up
-            self.stats.octets_to_client += down
         except (OSError, asyncio.IncompleteReadError):
             pass  # one side failed: both close below
         finally:
@@ -90,6 +115,12 @@ class SplitRelay:
                 writer.close()
                 with contextlib.suppress(OSError):
                     await writer.wait_closed()
+
+    def _to_target(self, octets: int) -> None:
+        self.stats.octets_to_target += octets
+
+    def _to_client(self, octets: int) -> None:
+        self.stats.octets_to_client += octets
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         if self.congestion is None:

@@ -15,6 +15,7 @@ answer that means no receiver listens there, and the sender gives up at once
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from wwanlab.aio.udp import EventHandler, UdpDriver
 from wwanlab.core.address import Address
@@ -43,6 +44,14 @@ class WwpFailed(Exception):
 
 class WwpUnreachable(WwpFailed):
     """No receiver answered the set-up: the port is closed, or nothing answered CONN."""
+
+
+class WwpStopped(Exception):
+    """The receiver was told to stop before the stream ended."""
+
+    def __init__(self, received: int) -> None:
+        super().__init__(f"stopped after {received} octets, before the stream ended")
+        self.received = received
 
 
 class _SenderDriver(UdpDriver):
@@ -116,15 +125,20 @@ async def receive(
     config: WwpConfig | None = None,
     *,
     ready: Callable[[Address], None] | None = None,
+    stop: asyncio.Event | None = None,
 ) -> Outcome:
-    """Receive one stream on ``local``, passing its octets to ``write`` in order."""
+    """Receive one stream on ``local``, passing its octets to ``write`` in order;
+    ``WwpStopped`` if ``stop`` is set before the stream ends."""
     receiver = WwpReceiver(config)
     loop = asyncio.get_running_loop()
     ended: asyncio.Future[int] = loop.create_future()
+    received = 0
 
     def on_event(event: Event) -> None:
+        nonlocal received
         if isinstance(event, DataReceived):
             write(event.data)
+            received += len(event.data)
         elif isinstance(event, StreamEnded) and not ended.done():
             ended.set_result(event.size)
 
@@ -132,6 +146,13 @@ async def receive(
     if ready is not None:
         ready(driver.local_address)
     try:
+        if stop is not None:
+            stopped = asyncio.ensure_future(stop.wait())
+            waits: list[asyncio.Future[Any]] = [ended, stopped]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            stopped.cancel()
+            if not ended.done():
+                raise WwpStopped(received)
         size = await ended
         assert receiver.opened_at is not None
         seconds = driver.now() - receiver.opened_at

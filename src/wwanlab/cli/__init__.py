@@ -6,7 +6,9 @@ missing argument), becomes one line on stderr and exit code 2, never a traceback
 """
 
 import importlib
+import re
 import sys
+from typing import Any, NoReturn
 
 import typer
 from typer import rich_utils
@@ -85,18 +87,37 @@ def error_line(message: str) -> str:
     return "wwanlab: error: " + " ".join(message.split())
 
 
+NUMBER = re.compile(r"-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+"""A negative number, which click takes for an option when it stands alone."""
+
+
+def raise_usage(exc: Any) -> NoReturn:
+    """Exit 2 with click's usage error as one line and where to look for help."""
+    message = exc.format_message().rstrip(".")
+    if exc.ctx is not None:
+        message += f"; see '{exc.ctx.command_path} -h'"
+    print(error_line(message), file=sys.stderr)
+    sys.exit(2)
+
+
 def main() -> None:
     try:
         code = app(standalone_mode=False, prog_name="wwanlab")
     except NO_ARGS_IS_HELP as exc:
         rich_utils.rich_format_error(exc)  # a bare group: its help, as before
         sys.exit(exc.exit_code)
-    except CLICK_ERRORS.UsageError as exc:
-        message = exc.format_message().rstrip(".")
-        if exc.ctx is not None:
-            message += f"; see '{exc.ctx.command_path} -h'"
+    except CLICK_ERRORS.NoSuchOption as exc:
+        if not NUMBER.fullmatch(exc.option_name):
+            raise_usage(exc)
+        words = exc.ctx.command_path if exc.ctx is not None else "wwanlab"
+        message = (
+            f"{exc.option_name} is read as an option, not as a negative number: "
+            f"put -- before it ({words} ... -- {exc.option_name})"
+        )
         print(error_line(message), file=sys.stderr)
         sys.exit(2)
+    except CLICK_ERRORS.UsageError as exc:
+        raise_usage(exc)
     except CLICK_ERRORS.ClickException as exc:
         print(error_line(exc.format_message()), file=sys.stderr)
         sys.exit(2)

@@ -1,8 +1,14 @@
 """Small helpers shared by command modules."""
 
+import asyncio
 import json
+import math
 import os
+import signal
 import sys
+import tempfile
+import urllib.parse
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -58,6 +64,42 @@ def check_probability(name: str, value: float) -> float:
     return value
 
 
+def check_timeout(value: float, option: str = "--timeout") -> float:
+    """A client's time-out: a finite number of seconds above zero."""
+    if not value > 0 or math.isinf(value):
+        raise UsageError(f"{option} {value} is not a positive number of seconds")
+    return value
+
+
+def check_http_url(url: str) -> str:
+    """An absolute ``http://`` URL with a host, or a ``UsageError`` naming what is wrong
+    (a URL the parser rejects, e.g. an unbalanced IPv6 bracket, included)."""
+    if not url.lower().startswith("http://"):
+        raise UsageError(f"URL {url!r} is not an absolute http:// URL")
+    try:
+        host = urllib.parse.urlsplit(url).hostname
+    except ValueError as exc:
+        raise UsageError(f"URL {url!r}: {exc}") from None
+    if not host:
+        raise UsageError(f"URL {url!r} has no host")
+    return url
+
+
+def serve_until_signal(serve: Callable[[asyncio.Event], Coroutine[Any, Any, None]]) -> None:
+    """Run a server's ``serve(stop)`` until SIGINT or SIGTERM sets ``stop``; the server
+    then closes what it holds and returns, so a signal ends it with its summary and exit
+    code 0, never a traceback."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(stop)
+
+    asyncio.run(main())
+
+
 def output_folder(path: Path, option: str = "--out") -> Path:
     """Create the output folder ``path`` now, before any work, so that a file in the way
     or a folder that cannot be written is reported at once, not after minutes of runs."""
@@ -70,6 +112,23 @@ def output_folder(path: Path, option: str = "--out") -> Path:
         raise UsageError(f"cannot create folder {str(path)!r} for {option}: {reason}") from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise UsageError(f"cannot write in folder {str(path)!r} for {option}")
+    return path
+
+
+def output_file(path: Path, option: str) -> Path:
+    """Refuse, before any work, an output file that is a folder, is in no folder, or
+    cannot be written (the work would be lost at the end)."""
+    if path.is_dir():
+        raise UsageError(f"{option} {str(path)!r} is a folder, not a file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {path}: no folder {str(folder)!r}")
+    try:  # as root, os.access says yes to folders such as /proc that refuse new files
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        raise UsageError(f"{option} {str(path)!r}: cannot write there: {exc.strerror}") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {str(path)!r}: cannot write it")
     return path
 
 

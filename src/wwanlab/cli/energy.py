@@ -36,6 +36,8 @@ def register(app: typer.Typer) -> None:
         if delivered is not None and delivered <= 0:
             raise UsageError(f"--delivered must be positive, got {delivered}")
         found = read_log_energy(log, radio, up, down)
+        if found.packets == 0:  # 0 J would read as a measurement of an idle radio
+            raise UsageError(f"{str(log)!r} holds no packet of the mobile: nothing to charge")
         octets = delivered or found.delivered
         result = {
             "model": radio.name,

@@ -3,6 +3,7 @@
 import asyncio
 import contextlib
 import logging
+import math
 import signal
 import sys
 from pathlib import Path
@@ -50,7 +51,10 @@ def run_gateway(config: GatewayConfig, use_uvloop: bool = True) -> None:
 def parse_address(option: str, text: str) -> Address:
     """``HOST:PORT`` (``[V6]:PORT`` for IPv6), the port 0-65535."""
     host, sep, port = text.rpartition(":")
-    host = host.removeprefix("[").removesuffix("]")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if "[" in host or "]" in host:
+        raise UsageError(f"{option} {text!r}: unbalanced [ ] around the IPv6 address")
     if not sep or not host or not port.isdigit() or int(port) > 65535:
         raise UsageError(f"{option} {text!r} is not HOST:PORT")
     return host, int(port)
@@ -117,6 +121,12 @@ def register(app: typer.Typer) -> None:
         run_gateway(_config(options), use_uvloop=True)
 
 
+def _named(name: str) -> str:
+    """An option as both places spell it: ``--max-sessions (config key max-sessions)``."""
+    key = name.replace("_", "-")
+    return f"--{key} (config key {key})"
+
+
 def _config(o: dict[str, Any]) -> GatewayConfig:
     """The gateway's configuration from the options, each checked; ``UsageError`` else."""
     level = getattr(logging, str(o["log_level"]).upper(), None)
@@ -127,6 +137,12 @@ def _config(o: dict[str, Any]) -> GatewayConfig:
             raise UsageError(f"--{name.replace('_', '-')} {o[name]} is not a port number")
     if o["port_cl"] == o["port_co"] != 0:
         raise UsageError(f"--port-cl and --port-co are both {o['port_co']}: each needs its own")
+    for name in ("max_sessions", "max_message", "max_fetches"):
+        if o[name] < 1:
+            raise UsageError(f"{_named(name)} must be at least 1, got {o[name]}")
+    for name in ("idle_timeout", "retry_interval"):
+        if not o[name] > 0 or math.isinf(o[name]):
+            raise UsageError(f"{_named(name)} must be a positive number of seconds, got {o[name]}")
     try:
         limits = GatewayLimits(
             max_sessions=o["max_sessions"],
@@ -138,8 +154,6 @@ def _config(o: dict[str, Any]) -> GatewayConfig:
         wtp = WtpConfig(retry_interval=o["retry_interval"], sized_retry=sized)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if o["retry_interval"] <= 0 or o["max_fetches"] < 1:
-        raise UsageError("--retry-interval and --max-fetches must be positive")
     status = parse_address("--status", o["status"]) if o["status"] is not None else None
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s"

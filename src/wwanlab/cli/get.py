@@ -7,7 +7,6 @@ import math
 import socket
 import sys
 import time
-import urllib.parse
 from pathlib import Path
 from typing import Annotated
 
@@ -21,7 +20,14 @@ from wwanlab.aio.client import (
     WapTimeout,
     default_port,
 )
-from wwanlab.cli.common import RetryIntervalOption, RetryLinkOption, print_json
+from wwanlab.cli.common import (
+    RetryIntervalOption,
+    RetryLinkOption,
+    check_http_url,
+    check_timeout,
+    output_file,
+    print_json,
+)
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.link.presets import get_preset
@@ -41,7 +47,10 @@ def parse_gateway(text: str, connectionless: bool) -> Address:
         if not bracket or rest not in ("", f":{port_text}"):
             raise UsageError(f"--gateway {text!r} is not HOST[:PORT]")
     elif text.count(":") > 1:  # a bare IPv6 address
-        host, port_text = text, ""
+        try:
+            host, port_text = str(ipaddress.IPv6Address(text)), ""
+        except ValueError:
+            raise UsageError(f"--gateway {text!r} is not HOST[:PORT] or [IPV6]:PORT") from None
     else:
         host, _, port_text = text.partition(":")
     if not host:
@@ -171,16 +180,10 @@ def register(app: typer.Typer) -> None:
         json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     ) -> None:
         """Fetch URL through a WAP gateway; print status, headers, body size and time."""
-        if not url.lower().startswith("http://"):
-            raise UsageError(f"URL {url!r} is not an absolute http:// URL")
-        try:
-            host = urllib.parse.urlsplit(url).hostname
-        except ValueError as exc:
-            raise UsageError(f"URL {url!r}: {exc}") from None
-        if not host:
-            raise UsageError(f"URL {url!r} has no host")
-        if not timeout > 0 or math.isinf(timeout):
-            raise UsageError(f"--timeout {timeout} is not a positive number of seconds")
+        check_http_url(url)
+        check_timeout(timeout)
+        if output is not None:
+            output_file(output, "--output")
         try:
             parse_media_type(content_type)
         except MediaTypeError as exc:

@@ -2,7 +2,6 @@
 sockets (paper 002), e.g. in front of ``wwanlab emulate``."""
 
 import asyncio
-import signal
 import socket
 import sys
 from typing import Annotated
@@ -10,7 +9,9 @@ from typing import Annotated
 import typer
 
 from wwanlab.aio.split_relay import RELAY_BUFFER, SplitRelay
+from wwanlab.cli.common import serve_until_signal
 from wwanlab.cli.gateway import parse_address
+from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 
 
@@ -21,6 +22,16 @@ def check_congestion(name: str) -> None:
             probe.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, name.encode())
         except OSError:
             raise UsageError(f"--congestion {name!r} is not available in this kernel") from None
+
+
+def check_resolves(option: str, text: str, address: Address) -> None:
+    """Refuse a host name that does not resolve now, before serving anyone."""
+    try:
+        socket.getaddrinfo(address[0], address[1], type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise UsageError(
+            f"{option} {text!r}: cannot resolve {address[0]!r}: {exc.strerror}"
+        ) from None
 
 
 def register(app: typer.Typer) -> None:
@@ -48,13 +59,10 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--buffer must be at least 1 octet")
         if congestion is not None:
             check_congestion(congestion)
+        check_resolves("--to", to, target)
         relay = SplitRelay(target, buffer=buffer, congestion=congestion)
 
-        async def main() -> None:
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
+        async def main(stop: asyncio.Event) -> None:
             bound = await relay.start(local)
             print(
                 f"split relay on {bound[0]}:{bound[1]} to {target[0]}:{target[1]}", file=sys.stderr
@@ -69,6 +77,6 @@ def register(app: typer.Typer) -> None:
             )
 
         try:
-            asyncio.run(main())
+            serve_until_signal(main)
         except OSError as exc:
             raise UsageError(f"cannot listen on {listen}: {exc.strerror or exc}") from None

@@ -42,6 +42,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Rerun a paper's experiments and say, per claim, whether it holds."""
         if list_:
+            loaded = reproductions.load()
+            shown = None if name in (None, "all") else {r.name for r in select(name, loaded)}
             registered = [
                 {
                     "name": r.name,
@@ -49,9 +51,12 @@ def register(app: typer.Typer) -> None:
                     "title": r.title,
                     "extensions": list(r.extensions),
                 }
-                for r in sorted(reproductions.load().values(), key=lambda r: r.name)
+                for r in sorted(loaded.values(), key=lambda r: r.name)
+                if shown is None or r.name in shown
             ]
-            _print_list(reproductions.status(), registered, json)
+            status = reproductions.status()
+            papers = [p for p in status if shown is None or p["reproduction"] in shown]
+            _print_list(papers, registered, json)
             return
         if name is None:
             raise UsageError("name a reproduction, 'all', or pass --list")

@@ -1,5 +1,6 @@
 """``wwanlab run SCENARIO.toml``: execute a scenario, store its rows, write its page."""
 
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +18,7 @@ from wwanlab.cli.common import (
     print_json,
 )
 from wwanlab.experiments.runner import run_scenario
-from wwanlab.experiments.scenario import load_scenario
+from wwanlab.experiments.scenario import MAX_RUNS, load_scenario
 from wwanlab.experiments.store import DEFAULT_DB, ResultStore
 from wwanlab.report.html import Links, Params, ReportPage, Section, Table, Text, write_index
 from wwanlab.report.provenance import RunInfo
@@ -36,13 +37,21 @@ def register(app: typer.Typer) -> None:
         jobs: JobsOption = None,
         scheduler: SchedulerOption = None,
         db: DbOption = DEFAULT_DB,
+        force: Annotated[
+            bool,
+            typer.Option(
+                "--force", help=f"Run even over {MAX_RUNS:,} runs or a kind's work bound."
+            ),
+        ] = False,
         json: JsonOption = False,
     ) -> None:
         """Run a scenario's sweep and repetitions; rows go to DuckDB, CSV and HTML."""
         started = time.time()
         reproductions.load()  # importing them registers the papers' kinds
         scenario = load_scenario(scenario_file)
+        scenario.check_size(force)
         check_before_work(jobs=jobs, scheduler=scheduler, out=out, db=db)
+        print(f"wwanlab run: {scenario.name}: {scenario.size()}", file=sys.stderr)
         runs = scenario.runs()
         rows = run_scenario(scenario, jobs=jobs, scheduler=scheduler, progress=True)
         with ResultStore(db) as store:

@@ -2,14 +2,13 @@
 transport is HTTP or WSP through a WAP gateway."""
 
 import asyncio
-import signal
 import sys
 from typing import Annotated, Any
 
 import typer
 
 from wwanlab.aio.client import WapError
-from wwanlab.cli.common import print_json
+from wwanlab.cli.common import check_http_url, check_timeout, print_json, serve_until_signal
 from wwanlab.cli.get import parse_gateway
 from wwanlab.core.errors import UsageError
 from wwanlab.soap.client import CallResult, HttpTransport, SoapClient, Transport, WspTransport
@@ -68,16 +67,16 @@ def register(app: typer.Typer) -> None:
         if not 0 <= port <= 65535:
             raise UsageError(f"--port {port} is not a port number")
 
-        async def main() -> None:
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
-            print(f"soap service on http://{host}:{port}/", file=sys.stderr)
-            await serve(host, port, stop)
+        async def until(stop: asyncio.Event) -> None:
+            await serve(
+                host,
+                port,
+                stop,
+                ready=lambda url: print(f"soap service on {url}", file=sys.stderr),
+            )
 
         try:
-            asyncio.run(main())
+            serve_until_signal(until)
         except OSError as exc:
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
@@ -103,10 +102,8 @@ def register(app: typer.Typer) -> None:
         """Call METHOD of the SOAP service at URL; print the result, times and octets."""
         if via not in VIAS:
             raise UsageError(f"--via {via!r} is not one of {', '.join(VIAS)}")
-        if not url.lower().startswith("http://"):
-            raise UsageError(f"URL {url!r} is not an absolute http:// URL")
-        if timeout <= 0:
-            raise UsageError("--timeout must be positive")
+        check_http_url(url)
+        check_timeout(timeout)
         values = [parse_arg(a) for a in args or []]
         error: str | None = None
         result: CallResult | None = None

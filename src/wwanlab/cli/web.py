@@ -7,7 +7,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from wwanlab.cli.common import JsonOption, check_probability, output_console, print_json
+from wwanlab.cli.common import (
+    JsonOption,
+    check_probability,
+    output_console,
+    output_file,
+    output_folder,
+    print_json,
+)
 from wwanlab.core.errors import UsageError
 from wwanlab.core.progress import track
 from wwanlab.pep.options import OPTIONS, apply, parse_options
@@ -67,6 +74,7 @@ def register(app: typer.Typer) -> None:
             from wwanlab.web.plot import plot_format
 
             plot_format(plot)
+            output_file(output_folder(plot.parent, "--plot") / plot.name, "--plot")
         options = parse_options(opt)
         setup = Setup(link=link, loss=loss, strategy=strategy, connections=connections)
         chosen, setup = apply(options, load_page(page, seed), setup)
@@ -76,7 +84,10 @@ def register(app: typer.Typer) -> None:
         if plot is not None:
             from wwanlab.web.plot import plot_download
 
-            drawn = plot_download(result, plot)
+            try:
+                drawn = plot_download(result, plot)
+            except OSError as exc:
+                raise UsageError(f"cannot write --plot {str(plot)!r}: {exc.strerror}") from None
         if json:
             doc = to_json(result, [o.name for o in options])
             if drawn is not None:

@@ -2,20 +2,27 @@
 move one file by the Wave & Wait Protocol over UDP."""
 
 import asyncio
+import math
 import socket
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import typer
 
-from wwanlab.aio.wwp import Outcome, WwpFailed, WwpUnreachable, receive, send
-from wwanlab.cli.common import JsonOption, print_json
+from wwanlab.aio.wwp import Outcome, WwpFailed, WwpStopped, WwpUnreachable, receive, send
+from wwanlab.cli.common import (
+    JsonOption,
+    check_timeout,
+    output_file,
+    print_json,
+    serve_until_signal,
+)
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
 from wwanlab.core.progress import track
 from wwanlab.transports.wwp import WwpConfig
-from wwanlab.transports.wwp.config import BASELINE_BPS, PROBE_T
+from wwanlab.transports.wwp.config import BASELINE_BPS, MAX_RETRIES, PROBE_T, SETUP_RETRIES
 
 BaselineOption = Annotated[
     float,
@@ -40,6 +47,10 @@ def parse_address(text: str) -> Address:
 
 
 def _config(bt: float, probe_t: float) -> WwpConfig:
+    """The endpoint's parameters, each option checked under its own name."""
+    for option, value in (("--bt", bt), ("--probe-t", probe_t)):
+        if not value > 0 or math.isinf(value):
+            raise UsageError(f"{option} {value} must be a positive finite number")
     return WwpConfig(baseline_bps=bt, probe_t=probe_t)
 
 
@@ -79,9 +90,19 @@ def register(app: typer.Typer) -> None:
         address: Annotated[str, typer.Argument(help="The receiver's HOST:PORT.")],
         bt: BaselineOption = BASELINE_BPS,
         probe_t: Annotated[float, typer.Option(help="PROBE_T, seconds.")] = PROBE_T,
+        timeout: Annotated[
+            float | None,
+            typer.Option(
+                help="Give up after this many seconds in all (default: only when "
+                f"{SETUP_RETRIES} CONNs or {MAX_RETRIES} retries in a row go unanswered)."
+            ),
+        ] = None,
         json: JsonOption = False,
     ) -> None:
         """Send FILE to a `wwanlab wwp receive` at HOST:PORT."""
+        config = _config(bt, probe_t)
+        if timeout is not None:
+            check_timeout(timeout)
         peer = parse_address(address)
         try:
             data = file.read_bytes()
@@ -96,11 +117,20 @@ def register(app: typer.Typer) -> None:
                 acknowledged = done
 
             try:
-                outcome = asyncio.run(send(data, peer, _config(bt, probe_t), progress=progress))
+                outcome = asyncio.run(
+                    asyncio.wait_for(send(data, peer, config, progress=progress), timeout)
+                )
             except WwpUnreachable as exc:
                 raise UsageError(f"no WWP receiver at {address}: {exc}") from None
             except WwpFailed as exc:
-                print(f"wwanlab wwp send: gave up: {exc}", file=sys.stderr)
+                print(f"wwanlab wwp send: gave up (retry limit): {exc}", file=sys.stderr)
+                raise typer.Exit(1) from None
+            except TimeoutError:
+                print(
+                    f"wwanlab wwp send: gave up (--timeout): {acknowledged} of {len(data)} "
+                    f"octets acknowledged in {timeout:g} s",
+                    file=sys.stderr,
+                )
                 raise typer.Exit(1) from None
             except OSError as exc:
                 raise UsageError(f"cannot send to {address}: {exc.strerror or exc}") from None
@@ -114,16 +144,35 @@ def register(app: typer.Typer) -> None:
         bt: BaselineOption = BASELINE_BPS,
         json: JsonOption = False,
     ) -> None:
-        """Receive one file on PORT and write it to OUTPUT."""
+        """Receive one file on PORT and write it to OUTPUT; SIGINT or SIGTERM stops the
+        wait (exit code 1 if the file had not ended)."""
         if not 0 < port <= 65535:
             raise UsageError(f"--port {port} is not a port number")
-        try:
-            sink = output.open("wb")
-        except OSError as exc:
-            raise UsageError(f"cannot write {output}: {exc.strerror}") from None
-        with sink:
+        config = _config(bt, PROBE_T)
+        output_file(output, "--output")
+        sinks: list[BinaryIO] = []  # opened once the port is bound, so a failed bind leaves none
+        outcomes: list[Outcome] = []
+
+        def opened(_: Address) -> None:
             try:
-                outcome = asyncio.run(receive(sink.write, (bind, port), _config(bt, PROBE_T)))
+                sinks.append(output.open("wb"))
             except OSError as exc:
-                raise UsageError(f"cannot listen on {bind}:{port}: {exc.strerror}") from None
-        _report("received", outcome, json)
+                raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+
+        def write(data: bytes) -> None:
+            sinks[0].write(data)
+
+        async def until(stop: asyncio.Event) -> None:
+            outcomes.append(await receive(write, (bind, port), config, ready=opened, stop=stop))
+
+        try:
+            serve_until_signal(until)
+        except WwpStopped as exc:
+            print(f"wwanlab wwp receive: {exc}", file=sys.stderr)
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {bind}:{port}: {exc.strerror}") from None
+        finally:
+            for sink in sinks:
+                sink.close()
+        _report("received", outcomes[0], json)

@@ -121,6 +121,8 @@ def read_log(path: Path) -> list[LogRow]:
             return [_row(path, n, fields) for n, fields in enumerate(reader, start=2)]
     except OSError as exc:
         raise UsageError(f"cannot read log {str(path)!r}: {exc.strerror}") from None
+    except (UnicodeDecodeError, csv.Error) as exc:  # a binary file, a NUL in a field
+        raise UsageError(f"{str(path)!r} is not an emulator log: {exc}") from None
 
 
 def _row(path: Path, line: int, fields: list[str]) -> LogRow:

@@ -115,6 +115,7 @@ STEADY_INTERVAL = 0.25  # s: below the shortest operator T3192 (0.5 s), see link
 IDLE_MARGIN = 1.0  # s of idle beyond the release timers and configured delays
 
 DEFAULT_COUNT = 1000
+MAX_UNFORCED_COUNT = 100 * DEFAULT_COUNT  # a scenario's workload.count beyond it needs --force
 RATE_TRAIN_MIN = 1000  # gprs-busy's uniform 0.8-2.0 s service: a 0.8% standard error
 RATE_TRAIN_MAX = 5000
 RATE_TRAIN_SPAN = 40  # the train spans >= 40 x the configured p95 delay
@@ -745,7 +746,7 @@ PROBE_PARAMETERS = {
     "link.preset": Parameter(str, required=True, choices=PRESETS.keys()),
     "link.overrides.loss": Parameter(float, minimum=0.0, maximum=1.0),
     "link.overrides.rate_bps": Parameter(float, minimum=1.0),
-    "workload.count": Parameter(int, minimum=2),
+    "workload.count": Parameter(int, minimum=2, bound=MAX_UNFORCED_COUNT),
 }
 """What the ``probe`` kind reads; a scenario file is checked against it when loaded."""
 

@@ -46,6 +46,10 @@ their kinds. The papers' kinds are registered as their modules are imported, whi
 program running a scenario file does first (``wwanlab.reproductions.load``): this floor
 does not name the reproductions."""
 
+MAX_RUNS = 10_000
+"""Runs a scenario may expand to unless forced: at the simulator's thousands of runs a
+minute that is minutes to an hour on a laptop; a typo in a sweep is orders beyond it."""
+
 PARAM_SECTIONS = ("link", "stack", "workload", "params")
 """Tables of a scenario file that hold parameters (``params`` for anything else)."""
 
@@ -66,6 +70,7 @@ class Parameter:
     minimum: float | None = None
     maximum: float | None = None
     choices: Collection[str] = ()
+    bound: float | None = None  # above it only when forced: a run's work grows with it
 
     def check(self, name: str, value: Scalar) -> None:
         """Raise ``UsageError`` unless ``value`` is of this parameter's type and range."""
@@ -191,6 +196,44 @@ class Scenario:
         declared = KIND_PARAMETERS.get(self.kind)
         if declared is not None:
             _check_declared(self.kind, declared, self.params, self.sweep)
+
+    def run_count(self) -> int:
+        """How many runs ``runs()`` will make, counted without making them."""
+        return math.prod(len(v) for v in self.sweep.values()) * self.repetitions
+
+    def size(self) -> str:
+        """The run count as the product it is, for a person deciding to start."""
+        points = " x ".join(str(len(v)) for v in self.sweep.values()) or "1"
+        return (
+            f"{self.run_count():,} runs ({points} sweep points x {self.repetitions} repetitions)"
+        )
+
+    def check_size(self, force: bool = False) -> None:
+        """Refuse, unless ``force``, a scenario over ``MAX_RUNS`` runs or with a parameter
+        over its kind's work bound (``Parameter.bound``)."""
+        if force:
+            return
+        if self.run_count() > MAX_RUNS:
+            raise UsageError(
+                f"scenario {self.name!r} is {self.size()}, over the bound of {MAX_RUNS:,}; "
+                "pass --force to run it anyway"
+            )
+        declared = KIND_PARAMETERS.get(self.kind, {})
+        for key, parameter in declared.items():
+            values = [
+                *([self.params[key]] if key in self.params else []),
+                *self.sweep.get(key, []),
+            ]
+            for value in values:
+                if (
+                    parameter.bound is not None
+                    and isinstance(value, int | float)
+                    and value > parameter.bound
+                ):
+                    raise UsageError(
+                        f"{key} = {value:g} is over its bound of {parameter.bound:g}; "
+                        "pass --force to run it anyway"
+                    )
 
     def runs(self) -> list[Run]:
         """Every run: the sweep's cartesian product (in file order) times the repetitions."""

@@ -117,12 +117,26 @@ def application(service: BenchmarkService | None = None) -> web.Application:
     return app
 
 
-async def serve(host: str, port: int, stop: asyncio.Event) -> None:
-    """Serve the benchmark service on ``host:port`` until ``stop`` is set."""
+async def serve(
+    host: str,
+    port: int,
+    stop: asyncio.Event,
+    ready: Callable[[str], object] | None = None,
+) -> None:
+    """Serve the benchmark service on ``host:port`` until ``stop`` is set; ``ready``
+    hears the service's URL once it is bound (not before: a bind can fail)."""
     runner = web.AppRunner(application(), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
-    await site.start()
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    if ready is not None:
+        bound_host, bound_port = runner.addresses[0][:2]
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        ready(f"http://{shown}:{bound_port}/")
     try:
         await stop.wait()
     finally:

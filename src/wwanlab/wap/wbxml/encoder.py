@@ -9,6 +9,7 @@ programming) and keeps the smallest, so adding the table never makes a document 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
@@ -99,7 +100,10 @@ def encode(
     whitespace is not significant (WML outside ``pre``, SI, SL, CO, provisioning),
     ``"ignorable"`` elsewhere (SyncML data, SOAP, generic documents).
     """
+    kept: Document | None = None  # the document with its blank text, when that was dropped
     if isinstance(document, bytes | bytearray):
+        if whitespace in ("ignorable", "trim") and string_table:
+            kept = parse_xml(bytes(document), whitespace="preserve", max_depth=max_depth)
         parse_as: Whitespace = "preserve" if whitespace in (None, "collapse") else whitespace
         document = parse_xml(bytes(document), whitespace=parse_as, max_depth=max_depth)
         number, fpi, table = _resolve_public_id(document, public_id, table)
@@ -115,10 +119,35 @@ def encode(
     mib = charset if charset is not None else document.charset
     if mib not in CHARSETS:
         raise WbxmlError(f"unsupported charset MIBenum {mib} (use 106, 4 or 3)")
-    plan = _Planner(table, CHARSETS[mib], max_depth).plan(document)
+    header = (fpi, number, ver, mib, CHARSETS[mib])
+    also: list[str] = []
+    if kept is not None:
+        # Dropping blank text keeps a subset of the strings, so the table chosen for the
+        # document with them prices this one no higher: trying it too means "ignorable"
+        # never encodes larger than "preserve" (the table's candidates come from the
+        # strings there are, and the blank ones brought the indentation's). Trimmed
+        # text keeps parts of the strings; the same table is tried for it.
+        _, also = _encode_plan(_Planner(table, CHARSETS[mib], max_depth).plan(kept), header)
+    data, _ = _encode_plan(
+        _Planner(table, CHARSETS[mib], max_depth).plan(document), header, string_table, also
+    )
+    return data
+
+
+_Header = tuple[str | None, int | None, tuple[int, int], int, str]
+"""(FPI, public id number, version, charset MIBenum, codec) of a document."""
+
+
+def _encode_plan(
+    plan: list[_Item], header: _Header, string_table: bool = True, also: list[str] | None = None
+) -> tuple[bytes, list[str]]:
+    """The WBXML of ``plan`` and its string table's entries."""
+    fpi, number, ver, mib, codec = header
     required: list[str] = [fpi] if fpi is not None else []
     required += [item.text for item in plan if isinstance(item, _Ref)]
-    return _assemble(plan, required, fpi, number, ver, mib, CHARSETS[mib], use_table=string_table)
+    return _assemble(
+        plan, required, fpi, number, ver, mib, codec, use_table=string_table, also=also or []
+    )
 
 
 def _resolve_public_id(
@@ -424,17 +453,22 @@ def _pick_page(
 
 # ---------------------------------------------------------------- string table
 
+_RUNS = re.compile(r"\S+|\s+")
+"""A string's words and the whitespace runs between them: both recur (a run is an
+indentation), and without the runs a document whose blank text nodes were dropped would
+lose the entries those nodes had brought, and encode larger than with them kept."""
+
 
 @dataclass(frozen=True)
 class _Candidates:
     """Strings worth trying as table entries, in three growing sets.
 
     ``whole``: strings repeated at least twice whose saving beats their table cost.
-    ``words``: every whitespace-separated word of two or more characters that occurs at
-    least twice across all strings, whole or inside longer ones (libwbxml collects such
-    words too). ``inner``: whole strings that recur inside other strings (a title that
-    starts the text, as Kannel's compiler finds); quadratic, so only for modest
-    documents. Pricing and pruning decide which survive.
+    ``words``: every whitespace-separated word, and every run of whitespace, of two or
+    more characters that occurs at least twice across all strings, whole or inside
+    longer ones (libwbxml collects such words too). ``inner``: whole strings that recur
+    inside other strings (a title that starts the text, as Kannel's compiler finds);
+    quadratic, so only for modest documents. Pricing and pruning decide which survive.
     """
 
     whole: list[str]
@@ -446,7 +480,7 @@ class _Candidates:
         whole = [s for s, k in slots.items() if k >= 2 and k * (len(s) + 2) > len(s) + 1 + 2 * k]
         counts: dict[str, int] = {}
         for s, k in slots.items():
-            for w in dict.fromkeys(s.split()):  # runs of non-whitespace
+            for w in dict.fromkeys(_RUNS.findall(s)):
                 counts[w] = counts.get(w, 0) + k * s.count(w)
         taken = set(whole)
         words = [w for w, k in counts.items() if k >= 2 and len(w) >= 2 and w not in taken]
@@ -754,7 +788,10 @@ def _assemble(
     codec: str,
     *,
     use_table: bool,
-) -> bytes:
+    also: list[str],
+) -> tuple[bytes, list[str]]:
+    """The document's bytes under the smallest string table priced, and its entries;
+    ``also`` is one more table to price (its entries)."""
     placed: dict[_Slot, int] = {}  # slot -> how often the plan places it
     refs: dict[str, int] = {}  # string -> how often the plan references it
     fixed = 0  # token octets, the same under every table
@@ -773,7 +810,8 @@ def _assemble(
     ladder = [found.whole, found.whole + found.words]
     if not large:
         ladder.append(ladder[1] + found.inner)
-    pricer = _Pricer(slots, list(dict.fromkeys(required + ladder[-1])), codec)
+    extra = [text for text in dict.fromkeys(also) if text not in required] if use_table else []
+    pricer = _Pricer(slots, list(dict.fromkeys(required + ladder[-1] + extra)), codec)
     strategies: list[list[str]] = [[]]
     if large and ladder[1]:
         strategies.append(ladder[1])  # large: the two plainest only
@@ -784,6 +822,8 @@ def _assemble(
             for choice in (optional, _prune(slots, required, optional, pricer)):
                 if choice not in strategies:
                     strategies.append(choice)
+    if extra and extra not in strategies:
+        strategies.append(extra)
     # Strings no candidate entry can touch are inline under every table.
     priced: dict[_Slot, int] = {}
     for slot, k in placed.items():
@@ -820,7 +860,7 @@ def _assemble(
         slot: [offsets[p] if isinstance(p, int) else p for p in split]
         for slot, (_, split) in chosen.items()
     }
-    return _emit(plan, layout, pieces, fpi, number, version, mib, codec)
+    return _emit(plan, layout, pieces, fpi, number, version, mib, codec), list(layout.offset)
 
 
 def _emit(

@@ -178,7 +178,7 @@ class ConnectionlessServer(_Datagrams):
                 raise WspCodecError(f"{type(pdu).__name__} is not a request")
             method, headers, body = request_fields(pdu)
         except WspCodecError as error:  # connectionless WSP has no way to say it was bad
-            self._events.append(DatagramDropped(addr, str(error)))
+            self._events.append(DatagramDropped(addr, str(error), data))
             return
         tids = self._by_peer.setdefault(addr, {})
         if tid in tids:

@@ -155,6 +155,7 @@ class DatagramDropped(WspEvent):
 
     peer: Address
     detail: str
+    data: bytes = b""  # the datagram as it came: the evidence of whose bytes were wrong
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,10 +55,15 @@ DEFAULT_TYPE = "application/octet-stream"
 def load(path: str | Path) -> Page:
     """The page saved at ``path``: a HAR file, or a folder with ``index.html``."""
     where = Path(path)
-    if where.is_dir():
-        return _load_folder(where)
-    if where.is_file():
-        return _load_har(where)
+    try:
+        if where.is_dir():
+            return _load_folder(where)
+        if where.is_file():
+            return _load_har(where)
+    except UsageError:
+        raise
+    except ValueError as error:  # a URL in the markup that does not parse
+        raise UsageError(f"{where}: {error}") from None
     raise UsageError(f"{where}: no such file or folder")
 
 
@@ -216,11 +221,11 @@ def _entry(node: Any, where: str) -> _Entry | None:
     if not 200 <= status < 300:
         return None
     modified = _last_modified(response.get("headers"))
-    parts = urlsplit(urldefrag(url).url)
-    if parts.scheme.lower() not in ("http", "https"):
-        return None
-    url = urlunsplit(("http", *parts[1:]))
     try:
+        parts = urlsplit(urldefrag(url).url)
+        if parts.scheme.lower() not in ("http", "https"):
+            return None
+        url = urlunsplit(("http", *parts[1:]))
         split_url(url)
     except ValueError:
         raise UsageError(f"{where}.request.url is not a URL: {url[:80]!r}") from None

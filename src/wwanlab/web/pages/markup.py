@@ -93,7 +93,10 @@ def scan(text: str, base: str) -> Iterator[Embedding]:
         found = _embedding(tag, attributes)
         if found is not None:
             raw, start, end = found
-            url = urldefrag(urljoin(base, unescape(raw).strip())).url
+            try:
+                url = urldefrag(urljoin(base, unescape(raw).strip())).url
+            except ValueError as error:  # e.g. an unbalanced IPv6 bracket
+                raise ValueError(f"<{tag}> embeds {raw[:80]!r}: {error}") from None
             yield Embedding(url, tag, lt, pos, start, end)
         if tag in RAW_TEXT:
             close_tag = RAW_TEXT_END[tag].search(text, pos)
