@@ -28,6 +28,7 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
         (["--link", "serial-9k6", "--reps", "0"], "--reps 0 must be at least 1"),
         (["--link", "serial-9k6", "--transports", "tcp-vegas"], "unknown transport"),
         (["--link", "serial-9k6", "--parallel", "0"], "--parallel 0 must be at least 1"),
+        (["--link", "serial-9k6", "--reps", "10000000"], "is over 2,000 (each in real time"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message):
@@ -58,3 +59,16 @@ def test_loopback_trial_prints_json_and_stores_rows(tmp_path):
     csv = (tmp_path / "csv" / "bench_transports_serial_9k6_10.csv").read_text().splitlines()
     assert csv[0].startswith("link,loss,transport,family,ours,size,complete,error,")
     assert len(csv) == 5
+
+
+def test_pages_work_bound_needs_force() -> None:
+    done = subprocess.run(
+        [WWANLAB, "bench", "pages", "--quick", "--reps", "1000"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stderr == (
+        "wwanlab: error: 6,000 runs of a browser is over 2,000 (each in real time on an "
+        "emulated link): pass --force to run them\n"
+    )

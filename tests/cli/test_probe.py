@@ -105,3 +105,15 @@ def test_all_refuses_a_link(
 ) -> None:
     code, _, err = wwanlab(capsys, monkeypatch, "probe", "--all", "--link", "serial-9k6")
     assert code == 2 and "--all probes every preset" in err
+
+
+def test_a_count_over_the_bound_needs_force(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["probe", "--link", "serial-9k6", "--count", str(10**11)]
+    code, out, err = wwanlab(capsys, monkeypatch, *args)
+    assert (code, out) == (2, "")
+    assert err == (
+        "wwanlab: error: --count 100,000,000,000 is over 100,000 probes per direction: "
+        "pass --force to run it\n"
+    )

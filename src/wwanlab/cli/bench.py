@@ -39,6 +39,10 @@ TransportsOption = Annotated[
     typer.Option("--transports", help="Comma-separated names (default: every available)."),
 ]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the file and the link.")]
+ForceOption = Annotated[
+    bool, typer.Option("--force", help="Run even past the work bound (hours of real time).")
+]
+MAX_TRANSFERS = 2_000  # transfers or page loads on emulated links, each in real time
 ParallelOption = Annotated[
     int,
     typer.Option("--parallel", help="Transports at once, each on emulated links of its own."),
@@ -49,6 +53,15 @@ def check_parallel(parallel: int) -> int:
     if parallel < 1:
         raise UsageError(f"--parallel {parallel} must be at least 1")
     return parallel
+
+
+def check_work(total: int, what: str, force: bool) -> None:
+    """Refuse, unless ``force``, more than ``MAX_TRANSFERS`` of work that runs in real time."""
+    if total > MAX_TRANSFERS and not force:
+        raise UsageError(
+            f"{total:,} {what} is over {MAX_TRANSFERS:,} (each in real time on an emulated "
+            "link): pass --force to run them"
+        )
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -116,6 +129,7 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--csv", help="Folder for the rows as CSV.")
         ] = None,
         json: JsonOption = False,
+        force: ForceOption = False,
     ) -> None:
         """Move the same random file with every transport between a client inside the
         emulated link and a server outside; sha256 checked on each transfer."""
@@ -126,6 +140,7 @@ def register(app: typer.Typer) -> None:
         config = BenchConfig(preset, parse_sizes(sizes), reps, seed, emulated=not loopback)
         chosen = registry.select(names)
         total = len(chosen) * reps * len(config.sizes)
+        check_work(total, "transfers", force)
         with track("transfers", total, enabled=not json) as advance:
             run = asyncio.run(
                 bench_link(config, loss, chosen, _each(advance), check_parallel(parallel))
@@ -224,6 +239,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         seed: SeedOption = 0,
         json: JsonOption = False,
+        force: ForceOption = False,
     ) -> None:
         """Load paper 003's page models in headless Chromium over emulated links,
         direct, through kcptun and through wwanlab tunnel; writes the bench-pages page."""
@@ -235,6 +251,11 @@ def register(app: typer.Typer) -> None:
             base.reps if reps is None else reps,
             seed,
             tunnel_credit=tunnel_credit,
+        )
+        check_work(
+            len(config.links) * len(config.pages) * len(config.cases) * config.reps,
+            "runs of a browser",
+            force,
         )
         check_before_work(out=out)
         started = time.time()

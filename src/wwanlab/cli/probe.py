@@ -13,6 +13,7 @@ from wwanlab.cli.common import output_console, output_folder, print_json
 from wwanlab.core.errors import UsageError
 from wwanlab.experiments.probe import (
     DEFAULT_COUNT,
+    MAX_UNFORCED_COUNT,
     PING_SIZE,
     RATE_PACKET,
     STEADY_INTERVAL,
@@ -51,8 +52,17 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option(help="Add a Mahimahi delivery-trace bottleneck.")
         ] = None,
         json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help=f"Probe with --count over {MAX_UNFORCED_COUNT:,}."),
+        ] = False,
     ) -> None:
         """Send probe trains down and up a preset's link; print rate, delay and loss."""
+        if count > MAX_UNFORCED_COUNT and not force:
+            raise UsageError(
+                f"--count {count:,} is over {MAX_UNFORCED_COUNT:,} probes per direction: "
+                "pass --force to run it"
+            )
         if all_:
             if link is not None or pcap is not None or loss is not None or rate is not None:
                 raise UsageError(
