@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
                 seed=seed,
                 count=count,
                 progress=True,
-                front=reproductions.front(),
+                front=reproductions.front,
             )
             if json:
                 print_json(

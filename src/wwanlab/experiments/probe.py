@@ -60,12 +60,13 @@ import math
 import statistics
 import struct
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from wwanlab.core.address import Address
+from wwanlab.core.contract import Echoer
 from wwanlab.core.errors import UsageError
 from wwanlab.core.events import Event
 from wwanlab.core.progress import track
@@ -188,29 +189,6 @@ class ProbeReceiver:
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
         return []
-
-    def next_event(self) -> Event | None:
-        return None
-
-
-class EchoResponder:
-    """A sans-IO echo service (RFC 862): every datagram goes back to its sender at once."""
-
-    def __init__(self) -> None:
-        self._out: list[tuple[bytes, Address]] = []
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        self._out.append((data, addr))
-
-    def handle_timer(self, now: float) -> None:
-        """No timers."""
-
-    def get_timer(self) -> float | None:
-        return None
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        out, self._out = self._out, []
-        return out
 
     def next_event(self) -> Event | None:
         return None
@@ -727,7 +705,7 @@ def round_trips(link: LinkUnderTest, *, seed: int) -> RoundTrip:
     network.connect(server, phone, link.build("down"), link.build("up"), mtu=mtu, name="echo")
     gap = idle_gap(link)
     schedule = plan_pings(gap)
-    server.bind_udp(ECHO_PORT, EchoResponder())
+    server.bind_udp(ECHO_PORT, Echoer())  # RFC 862's echo service
     pinger = Pinger((server.address, ECHO_PORT), schedule)
     phone.bind_udp(PROBE_PORT, pinger).flush()
     try:
@@ -786,10 +764,12 @@ def probe_all(
     seed: int = 1,
     count: int = DEFAULT_COUNT,
     progress: bool = False,
-    front: Sequence[Block] = (),
+    front: Callable[[], Sequence[Block]] = tuple,
 ) -> tuple[dict[str, ProbeResult], Path]:
-    """Probe every preset and write ``out/index.html`` (``front`` first: the papers'
-    status) with a page of tables and CDFs."""
+    """Probe every preset and write ``out/index.html`` (``front()`` first: the papers'
+    status) with a page of tables and CDFs. ``front`` is called after the probes: making
+    it may import modules that register presets of their own, which this run did not
+    start with."""
     started = time.time()
     results: dict[str, ProbeResult] = {}
     with track("presets probed", len(PRESETS), enabled=progress) as advance:
@@ -797,7 +777,7 @@ def probe_all(
             results[name] = probe(name, seed=seed, count=count)
             advance()
     page = probe_page(results, out, RunInfo.collect(f"all presets, {count} probes", started))
-    return results, write_report_index(out, [page], front)
+    return results, write_report_index(out, [page], front())
 
 
 def probe_page(

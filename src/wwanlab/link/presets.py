@@ -203,6 +203,11 @@ def _serial_9k6(direction: str, loss: float | None) -> Plan:
     # NISTNet drops on the Ethernet side: before the serial line going down to the
     # client, after it coming up (paper 000 Figure 5 and section 3.1).
     stages: list[Stage] = [drop, rate] if direction == "down" else [rate, drop]
+    return _serial_plan(stages, p)
+
+
+def _serial_plan(stages: list[Stage], p: float) -> Plan:
+    """The 9.6 kbit/s serial line's plan, its stages in the order given, loss ``p``."""
     return Plan(
         stages,
         _configured(
@@ -771,17 +776,7 @@ def _serial_9k6_air(direction: str, loss: float | None) -> Plan:
     p = 0.0 if loss is None else loss
     rate = Rate(SERIAL_BPS, PPP_HDLC_OVERHEAD, bits_per_byte=ASYNC_BITS_PER_BYTE)
     # A frame corrupted on the air has used its line time; its FCS fails at the far end.
-    return Plan(
-        [rate, BernoulliLoss(p)],
-        _configured(
-            rate_bps=SERIAL_BPS,
-            overhead_bytes=PPP_HDLC_OVERHEAD,
-            bits_per_byte=ASYNC_BITS_PER_BYTE,
-            losses=[p],
-            delays=[],
-            ip_bytes_per_s=SERIAL_BPS / ASYNC_BITS_PER_BYTE,
-        ),
-    )
+    return _serial_plan([rate, BernoulliLoss(p)], p)
 
 
 SERIAL_9K6_AIR = Preset(
