@@ -2,7 +2,8 @@
 
 Each host name of the page gets an address of its own in 198.18.0.0/15 (RFC 2544's
 range for benchmarks, never routed) and an HTTP/1.1 server on port 80 there that serves
-the page model's bodies with their types and encodings. A DNS server answers the page's
+the page model's bodies with their types and encodings, its images replaced by decodable
+pictures of the same format and size (``bench.images``). A DNS server answers the page's
 names with those addresses, so a browser behind an emulated link resolves each one over
 the link, as it would over GPRS. Every response carries an ``ETag`` (SHA-256 of the
 body) and ``Cache-Control: max-age=0``: a revisit revalidates each object with a
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from wwanlab.aio.udp import UdpDriver
+from wwanlab.bench.images import served_object
 from wwanlab.web.dns import DNS_PORT, ZoneServer
 from wwanlab.web.page import Page, WebObject
 
@@ -39,6 +41,12 @@ def site_addresses(page: Page) -> dict[str, str]:
 
 def etag(obj: WebObject) -> str:
     return '"' + hashlib.sha256(obj.body).hexdigest()[:32] + '"'
+
+
+def served_site(page: Page) -> dict[str, WebObject]:
+    """URL -> object as the origins serve it: ``page.site()`` with every image replaced
+    by its decodable picture (what a body check must compare with)."""
+    return {url: served_object(obj) for url, obj in page.site().items()}
 
 
 def _handler(
@@ -61,7 +69,8 @@ def _handler(
 
 @dataclass
 class Served:
-    """The running origins: the page's main URL and every body they serve by URL."""
+    """The running origins: the page's main URL and every body they serve by URL (the
+    images as served: ``served_site``)."""
 
     main_url: str
     bodies: dict[str, WebObject]
@@ -72,8 +81,9 @@ async def serve_page(page: Page) -> AsyncIterator[Served]:
     """Run the page's origins and its DNS zone on their bench addresses (which must be
     this namespace's)."""
     addresses = site_addresses(page)
+    served = served_site(page)
     by_host: dict[str, dict[str, WebObject]] = {h: {} for h in addresses}
-    for obj in page.site().values():
+    for obj in served.values():
         by_host[obj.host][obj.target] = obj
     runners = []
     dns = await UdpDriver.bind(
@@ -87,7 +97,7 @@ async def serve_page(page: Page) -> AsyncIterator[Served]:
             await runner.setup()
             runners.append(runner)
             await web.TCPSite(runner, address, HTTP_PORT).start()
-        yield Served(page.main.url, page.site())
+        yield Served(page.main.url, served)
     finally:
         for runner in runners:
             await runner.cleanup()
