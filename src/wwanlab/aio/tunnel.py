@@ -8,6 +8,10 @@ address it will connect to, connects, and relays. The client offers a SOCKS5 pro
 over the air. Both sides stop reading a TCP socket while the channel holds more than
 ``BACKLOG`` fragments unacknowledged, so a fast origin cannot fill the server's memory.
 
+The client's plain-HTTP GETs may go through paper 003's dual proxy instead of a stream
+(``wwanlab.aio.tunnel_dual``): CHK caching with delta, parse-and-push and compression,
+each as the client's ``Techniques`` say; the server runs its side for each client.
+
 Where UDP is blocked the channel's sealed datagrams cross one TCP connection instead
 (``wwanlab.tunnel.over_tcp``): the server listens on both, answers each datagram the way
 it came, and the client falls back when UDP brings nothing back in time.
@@ -25,13 +29,18 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urldefrag, urlsplit
 
+import aiohttp
+
+from wwanlab.aio.tunnel_dual import ClientDual, ServerDual
 from wwanlab.aio.udp import UdpDriver
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
+from wwanlab.pep.dual.store import DEFAULT_CAPACITY
 from wwanlab.transports.udp_gprs.config import RTO_MIN
-from wwanlab.tunnel.frames import MAX_DATA, Refusal
+from wwanlab.tunnel.dual import browser_response, through_dual
+from wwanlab.tunnel.frames import MAX_DATA, Refusal, Techniques
 from wwanlab.tunnel.over_tcp import (
     FALLBACK_AFTER,
     FIRST_DATAGRAM_WITHIN,
@@ -46,6 +55,7 @@ from wwanlab.tunnel.seal import Keys
 from wwanlab.tunnel.session import (
     CHANNEL_CONFIG,
     OpenRequested,
+    ProxyMessage,
     StreamClosed,
     StreamData,
     StreamOpened,
@@ -55,6 +65,7 @@ from wwanlab.tunnel.session import (
     TunnelFailed,
     TunnelServer,
 )
+from wwanlab.web.fetcher import ObjectArrived
 
 log = logging.getLogger(__name__)
 
@@ -138,10 +149,14 @@ class TunnelServerProxy:
         self._unauthenticated = 0
         self._driver: UdpDriver | None = None
         self._tcp: asyncio.Server | None = None
+        self._duals: dict[bytes, ServerDual] = {}
+        self._session: aiohttp.ClientSession | None = None
+        self._closing: asyncio.Task[None] | None = None
 
     async def start(self, local: Address, tcp: Address | None = None) -> Address:
         """Bind UDP at ``local`` and, given ``tcp``, listen there too; the UDP address."""
         self._driver = await UdpDriver.bind(self._routes, self._event, local)
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
         self.endpoint.wall_offset = time.time() - self._driver.now()
         if tcp is not None:
             self._tcp = await asyncio.start_server(self._tcp_connection, tcp[0], tcp[1])
@@ -211,15 +226,42 @@ class TunnelServerProxy:
             if origin.writer is not None:
                 origin.writer.close()
         self.origins.clear()
+        for dual in self._duals.values():
+            dual.close()
+        self._duals.clear()
+        if self._session is not None:
+            self._closing = asyncio.get_running_loop().create_task(self._session.close())
         if self._driver is not None:
             self._driver.close()
+
+    async def wait_closed(self) -> None:
+        """After ``close``: until the origin connections are closed too."""
+        if self._closing is not None:
+            await self._closing
 
     def _now(self) -> float:
         assert self._driver is not None
         return self._driver.now()
 
+    def _dual(self, client: bytes, techniques: Techniques) -> ServerDual:
+        """The client's dual-proxy side, made with its first PROXY frame's techniques."""
+        dual = self._duals.get(client)
+        if dual is None:
+            assert self._session is not None
+
+            def send(data: bytes, now: float) -> None:
+                if client in self.endpoint.clients:
+                    self.endpoint.send_proxy(client, data, techniques, now)
+
+            session, resolve = self._session, self._resolve
+            dual = ServerDual(send, techniques, session, resolve, self._now, self._pump)
+            self._duals[client] = dual
+        return dual
+
     def _event(self, event: Event) -> None:
-        if isinstance(event, OpenRequested):
+        if isinstance(event, ProxyMessage):
+            self._dual(event.client, event.techniques).on_message(event.data, self._now())
+        elif isinstance(event, OpenRequested):
             origin = _Origin()
             self.origins[(event.client, event.stream)] = origin
             origin.task = asyncio.create_task(self._open(event))
@@ -233,6 +275,8 @@ class TunnelServerProxy:
         elif isinstance(event, TunnelFailed):
             for key in [k for k in self.origins if k[0] == event.client]:
                 self._drop(key)
+            if (dual := self._duals.pop(event.client, None)) is not None:
+                dual.close()
 
     def _to_origin(self, event: StreamData | StreamClosed, origin: _Origin) -> None:
         if origin.writer is not None:
@@ -429,6 +473,8 @@ class TunnelClientProxy:
         transport: str = "auto",
         tcp_server: Address | None = None,
         fallback_after: float = FALLBACK_AFTER,
+        techniques: Techniques | None = None,
+        cache_size: int = DEFAULT_CAPACITY,
     ) -> None:
         config = CHANNEL_CONFIG
         if credit is not None:
@@ -445,6 +491,13 @@ class TunnelClientProxy:
         self._fallback: asyncio.TimerHandle | None = None
         self._tcp_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.Server] = []
+        self.dual: ClientDual | None = None
+        if techniques is not None:
+
+            def send(data: bytes, now: float) -> None:
+                self.endpoint.send_proxy(data, techniques, now)
+
+            self.dual = ClientDual(send, techniques, cache_size, self._now, self._pump)
 
     async def start(
         self, socks: Address | None, http: Address | None
@@ -514,8 +567,18 @@ class TunnelClientProxy:
         assert self._driver is not None
         return self._driver.now()
 
+    def _pump(self) -> None:
+        assert self._driver is not None
+        self._driver.pump()
+
     def _event(self, event: Event) -> None:
+        if isinstance(event, ProxyMessage):
+            if self.dual is not None:
+                self.dual.on_message(event.data, self._now())
+            return
         if isinstance(event, TunnelFailed):
+            if self.dual is not None:
+                self.dual.fail(event.reason, self._now())
             for local in self.locals.values():
                 if not local.opened.done():
                     local.opened.set_exception(Refused(Refusal.UNREACHABLE, event.reason))
@@ -636,6 +699,13 @@ class TunnelClientProxy:
             writer.write(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
             writer.close()
             return
+        if self.dual is not None and not request.connect and through_dual(*request.asked):
+            answer = await self.dual.get(request.url)
+            if isinstance(answer, ObjectArrived):
+                writer.write(browser_response(answer, request.asked[1]))
+                writer.close()
+                return
+            log.info("dual proxy: %s; %s goes as a stream", answer, request.url)
         stream = await self._open(request.host, request.port, writer)
         opened = self.locals[stream].opened
         relay = None
@@ -679,6 +749,8 @@ class _ProxyRequest:
     port: int
     connect: bool
     forward: bytes  # what goes to the origin first (the rewritten head for plain HTTP)
+    url: str = ""  # plain HTTP: the absolute URL
+    asked: tuple[str, dict[str, str]] = ("CONNECT", {})  # method, fields by lower-case name
 
     @classmethod
     def parse(cls, head: bytes) -> _ProxyRequest | None:
@@ -710,4 +782,7 @@ class _ProxyRequest:
             if f and f.split(":")[0].strip().lower() not in ("proxy-connection", "connection")
         ]
         rewritten = "\r\n".join([f"{method} {path} {version}", *kept, "Connection: close"])
-        return cls(url.hostname, port, False, (rewritten + "\r\n\r\n").encode("latin-1"))
+        named = (f.partition(":") for f in kept)
+        asked = (method, {n.strip().lower(): v.strip() for n, _, v in named})
+        forward = (rewritten + "\r\n\r\n").encode("latin-1")
+        return cls(url.hostname, port, False, forward, urldefrag(target).url, asked)

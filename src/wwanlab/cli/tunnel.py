@@ -15,11 +15,15 @@ from wwanlab.aio.tunnel import TunnelClientProxy, TunnelServerProxy
 from wwanlab.cli.gateway import parse_address
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
+from wwanlab.pep.dual.store import DEFAULT_CAPACITY
 from wwanlab.transports.udp_gprs.packet import MAX_CREDIT
+from wwanlab.tunnel.frames import Techniques
 from wwanlab.tunnel.over_tcp import FALLBACK_AFTER
 from wwanlab.tunnel.policy import parse_networks
 from wwanlab.tunnel.seal import Keys, new_key_file, read_key_file
 from wwanlab.tunnel.session import CHANNEL_CONFIG
+
+MAX_CACHE_MIB = 16 * 1024  # a cache bigger than 16 GiB of memory is a typo
 
 KeyOption = Annotated[Path, typer.Option("--key", help="Pre-shared key file (tunnel keygen).")]
 
@@ -83,6 +87,7 @@ def register(app: typer.Typer) -> None:
                 print(f"tunnel server on tcp {at[0]}:{at[1]}", file=sys.stderr)
             await _until_signalled()
             proxy.close()
+            await proxy.wait_closed()
             print(f"refused datagrams: {dict(proxy.endpoint.rejected)}", file=sys.stderr)
             print(f"closed tcp connections: {dict(proxy.tcp_closed)}", file=sys.stderr)
 
@@ -114,8 +119,35 @@ def register(app: typer.Typer) -> None:
         ),
         compress: Annotated[
             bool,
-            typer.Option(help="Compress each stream (DEFLATE; never on TLS ports)."),
+            typer.Option(
+                help="Compress: each stream with DEFLATE (never on TLS ports), plain-HTTP "
+                "bodies with deflate or brotli, whichever is smaller (paper 003 4.1.1)."
+            ),
         ] = True,
+        push: Annotated[
+            bool,
+            typer.Option(
+                help="Parse-and-push (paper 003 4.2.3): the server sends a page's embedded "
+                "objects right behind it, unasked."
+            ),
+        ] = True,
+        cache: Annotated[
+            bool,
+            typer.Option(
+                help="CHK caching with delta encoding (paper 003 4.1.3): an object whose "
+                "content this client holds crosses as its hash, a changed one as a bsdiff."
+            ),
+        ] = True,
+        cache_size: Annotated[
+            int, typer.Option(help="MiB of bodies the CHK cache holds (least recent go).")
+        ] = DEFAULT_CAPACITY // 2**20,
+        images: Annotated[
+            int,
+            typer.Option(
+                help="Lossy image recompression at this JPEG quality, 1-100 (paper 003 "
+                "4.1.1); 0, the default, leaves images as their sites made them."
+            ),
+        ] = 0,
         credit: Annotated[
             int | None,
             typer.Option(
@@ -138,6 +170,13 @@ def register(app: typer.Typer) -> None:
             raise UsageError(
                 f"--credit {credit} outside {CHANNEL_CONFIG.max_datagram}..{MAX_CREDIT} octets"
             )
+        if not 0 <= images <= 100:
+            raise UsageError(f"--images {images} outside 0..100 (0: off)")
+        if not 0 <= cache_size <= MAX_CACHE_MIB:
+            raise UsageError(f"--cache-size {cache_size} outside 0..{MAX_CACHE_MIB} MiB")
+        techniques = None
+        if push or cache or compress or images:
+            techniques = Techniques(push=push, chk=cache, compress=compress, images=images)
         proxy = TunnelClientProxy(
             peer,
             Keys.from_psk(read_key_file(key)),
@@ -145,6 +184,8 @@ def register(app: typer.Typer) -> None:
             credit=credit,
             transport=transport,
             tcp_server=tcp_peer,
+            techniques=techniques,
+            cache_size=cache_size * 2**20,
         )
 
         async def main() -> None:

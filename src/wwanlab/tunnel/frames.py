@@ -18,6 +18,10 @@ length it reads. Layout (big-endian)::
     DATA      the stream's octets (1..MAX_DATA)
     CLOSE     nothing: the sender will send no more on this stream (TCP half-close)
     RESET     nothing: the stream is gone both ways
+    PROXY     on stream 0, the association's own: the sender's techniques (2,
+              ``Techniques``), then one message of paper 003's dual proxy
+              (``pep.dual.messages``, up to MAX_PROXY octets): the HTTP proxy's
+              plain GETs, with CHK caching, delta, parse-and-push and compression
 """
 
 from __future__ import annotations
@@ -26,11 +30,15 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from wwanlab.core.errors import WwanlabError
+from wwanlab.pep.dual.config import DualConfig
+from wwanlab.transports.udp_gprs.config import MAX_MESSAGE
 
 MAX_HOST = 253  # RFC 1035 2.3.4: a domain name's text is at most 253 octets
 MAX_DATA = 16 * 1024  # octets of one DATA frame: small enough to interleave streams
 MAX_STREAM = 2**32 - 1
 DEFLATE = 0x01  # OPEN flag
+TECHNIQUES_LEN = 2
+MAX_PROXY = MAX_MESSAGE - 5 - TECHNIQUES_LEN  # a PROXY frame fills one channel message
 
 
 class Kind(IntEnum):
@@ -40,6 +48,7 @@ class Kind(IntEnum):
     DATA = 4
     CLOSE = 5
     RESET = 6
+    PROXY = 7
 
 
 class Refusal(IntEnum):
@@ -56,6 +65,49 @@ class FrameError(WwanlabError):
 
 
 @dataclass(frozen=True, slots=True)
+class Techniques:
+    """Paper 003's techniques a tunnel client runs on plain HTTP: its dual-proxy
+    settings, and the JPEG quality of lossy image recompression (0: off), which the
+    server applies to what it fetches for this client."""
+
+    push: bool = True  # 4.2.3 parse-and-push
+    chk: bool = True  # 4.1.3 CHK caching, with delta encoding
+    compress: bool = True  # 4.1.1 lossless compression: deflate or brotli, the smaller
+    images: int = 0  # 4.1.1 lossy compression of images (opt-in: it changes them)
+
+    PUSH, CHK, COMPRESS = 0x01, 0x02, 0x04
+
+    def encode(self) -> bytes:
+        bits = (
+            (self.PUSH if self.push else 0)
+            | (self.CHK if self.chk else 0)
+            | (self.COMPRESS if self.compress else 0)
+        )
+        return bytes([bits, self.images])
+
+    @classmethod
+    def decode(cls, data: bytes) -> Techniques:
+        bits, images = data[0], data[1]
+        if bits & ~(cls.PUSH | cls.CHK | cls.COMPRESS):
+            raise FrameError(f"PROXY with unknown technique bits {bits:#04x}")
+        if images > 100:
+            raise FrameError(f"PROXY with image quality {images} above 100")
+        return cls(bool(bits & cls.PUSH), bool(bits & cls.CHK), bool(bits & cls.COMPRESS), images)
+
+    def dual_config(self) -> DualConfig:
+        """The dual proxy's settings: delta rides with CHK caching, brotli with
+        compression, and the origins' header fields always (a real browser is behind)."""
+        return DualConfig(
+            push=self.push,
+            chk=self.chk,
+            delta=self.chk,
+            compress=self.compress,
+            brotli=self.compress,
+            fields=True,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Frame:
     kind: Kind
     stream: int
@@ -64,11 +116,17 @@ class Frame:
     port: int = 0  # OPEN only
     flags: int = 0  # OPEN only
     refusal: Refusal | None = None  # REFUSED only
+    techniques: Techniques | None = None  # PROXY only
 
     def encode(self) -> bytes:
-        if not 0 < self.stream <= MAX_STREAM:
+        if not (0 if self.kind is Kind.PROXY else 1) <= self.stream <= MAX_STREAM:
             raise ValueError(f"stream {self.stream} out of range")
         head = bytes([self.kind]) + self.stream.to_bytes(4, "big")
+        if self.kind is Kind.PROXY:
+            assert self.techniques is not None
+            if not 0 < len(self.data) <= MAX_PROXY:
+                raise ValueError(f"PROXY of {len(self.data)} octets")
+            return head + self.techniques.encode() + self.data
         if self.kind is Kind.OPEN:
             host = self.host.encode("utf-8")
             if not 0 < len(host) <= MAX_HOST or not 0 < self.port < 65536:
@@ -91,9 +149,16 @@ def decode(message: bytes) -> Frame:
     except ValueError:
         raise FrameError(f"unknown frame type {message[0]}") from None
     stream = int.from_bytes(message[1:5], "big")
+    body = message[5:]
+    if kind is Kind.PROXY:
+        if stream != 0:
+            raise FrameError(f"PROXY on stream {stream}, not 0")
+        if not TECHNIQUES_LEN < len(body) <= TECHNIQUES_LEN + MAX_PROXY:
+            raise FrameError(f"PROXY of {len(body)} octets")
+        techniques = Techniques.decode(body[:TECHNIQUES_LEN])
+        return Frame(kind, 0, data=body[TECHNIQUES_LEN:], techniques=techniques)
     if stream == 0:
         raise FrameError("stream 0")
-    body = message[5:]
     if kind is Kind.OPEN:
         if not 3 < len(body) <= 3 + MAX_HOST:
             raise FrameError(f"OPEN with a destination of {max(len(body) - 3, 0)} octets")

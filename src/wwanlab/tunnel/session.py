@@ -36,6 +36,7 @@ from wwanlab.tunnel.frames import (
     FrameError,
     Kind,
     Refusal,
+    Techniques,
     decode,
 )
 from wwanlab.tunnel.seal import (
@@ -103,6 +104,15 @@ class StreamClosed(TunnelEvent):
 @dataclass(frozen=True, slots=True)
 class StreamReset(TunnelEvent):
     """The stream is gone both ways."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyMessage(Event):
+    """A dual-proxy message from the peer, with the techniques the peer runs."""
+
+    data: bytes
+    techniques: Techniques
+    client: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +246,15 @@ class Streams:
             held.clear()
         return TunnelFailed(reason, self.client)
 
+    def send_proxy(self, data: bytes, techniques: Techniques, now: float) -> None:
+        """One dual-proxy message to the peer."""
+        self.send(Frame(Kind.PROXY, 0, data, techniques=techniques), now)
+
     def _frame(self, f: Frame, now: float) -> list[Event]:
         s, c = f.stream, self.client
+        if f.kind is Kind.PROXY:
+            assert f.techniques is not None
+            return [ProxyMessage(f.data, f.techniques, c)]
         if f.kind is Kind.OPEN:
             if s in self.open or s in self.opening:
                 raise FrameError(f"OPEN of stream {s}, which is open")
@@ -315,6 +332,9 @@ class TunnelClient:
 
     def close(self, stream: int, now: float) -> None:
         self.streams.send(Frame(Kind.CLOSE, stream), now)
+
+    def send_proxy(self, data: bytes, techniques: Techniques, now: float) -> None:
+        self.streams.send_proxy(data, techniques, now)
 
     def holds(self, stream: int) -> bool:
         return self.streams.holds(stream)
@@ -441,6 +461,9 @@ class TunnelServer:
 
     def close(self, client: bytes, stream: int, now: float) -> None:
         self.clients[client].send(Frame(Kind.CLOSE, stream), now)
+
+    def send_proxy(self, client: bytes, data: bytes, techniques: Techniques, now: float) -> None:
+        self.clients[client].send_proxy(data, techniques, now)
 
     def holds(self, client: bytes, stream: int) -> bool:
         streams = self.clients.get(client)

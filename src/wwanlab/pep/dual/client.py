@@ -33,7 +33,7 @@ from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
 from wwanlab.core.layer import Layer
 from wwanlab.pep.dual import messages as m
-from wwanlab.pep.dual.coding import CodingError, apply_delta, chk, inflate
+from wwanlab.pep.dual.coding import CodingError, apply_delta, chk, inflate, unbrotli
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.events import BodyRejected, MessageRefused
 from wwanlab.pep.dual.server import FAILED, OK, is_html
@@ -136,6 +136,7 @@ class ClientProxy(Layer):
                 stored.encoding,
                 self.connection,
                 now,
+                _header_fields(stored.fields),
             )
         )
 
@@ -205,7 +206,11 @@ class ClientProxy(Layer):
 
     def _decode(self, obj: m.WireObject) -> Stored:
         """The object's body as the origin served it, checked against its CHK."""
-        body = inflate(obj.body) if obj.coding is m.Coding.DEFLATE else obj.body
+        body = obj.body
+        if obj.coding is m.Coding.DEFLATE:
+            body = inflate(body)
+        elif obj.coding is m.Coding.BROTLI:
+            body = unbrotli(body)
         if obj.form is not m.Form.FULL:
             wanted = obj.chk if obj.base is None else obj.base
             held = self.store.get(wanted)
@@ -214,7 +219,7 @@ class ClientProxy(Layer):
             body = held.body if obj.base is None else apply_delta(held.body, body)
         if obj.status != FAILED and chk(body) != obj.chk:
             raise CodingError("body does not match its CHK")
-        return Stored(obj.content_type, obj.encoding, body)
+        return Stored(obj.content_type, obj.encoding, body, obj.fields)
 
     def _on_list(self, message: m.PageList, now: float) -> None:
         if message.page != self._list_due:
@@ -245,3 +250,9 @@ class ClientProxy(Layer):
         self._by_chk.clear()
         self._promised.clear()
         self._list_due = None
+
+
+def _header_fields(fields: str) -> tuple[tuple[str, str], ...]:
+    """``WireObject.fields`` as (name, value) pairs."""
+    pairs = (line.partition(":") for line in fields.split("\r\n") if line)
+    return tuple((name.strip(), value.strip()) for name, _, value in pairs)

@@ -14,10 +14,14 @@ class DualConfig:
     chk: bool = False  # 4.1.3 CHK caching: the page's CHK list, aliases fetched once
     delta: bool = False  # 4.1.3 delta encoding of a changed URL against the cached one
     compress: bool = False  # 4.1.1 deflate of fixed-fidelity bodies on the proxy link
+    brotli: bool = False  # compress with brotli (RFC 7932) too, keeping the smaller
+    fields: bool = False  # relay the origins' header fields (a real browser needs them)
 
     def __post_init__(self) -> None:
         if self.delta and not self.chk:
             raise UsageError("delta encoding needs CHK caching (the base is a cached CHK)")
+        if self.brotli and not self.compress:
+            raise UsageError("brotli is a kind of compression: it needs compress")
 
     @property
     def lists_pages(self) -> bool:

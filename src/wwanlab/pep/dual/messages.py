@@ -13,14 +13,18 @@ octet tables.
     LIST     (4)    page url | flags u8 (bit 0: the objects will be pushed, bit 1: CHKs
                     present) | count u16 | per entry: url [| CHK 20]
     object          status u16 | form u8 | coding u8 | url | content type (u8 length +
-                    octets) | encoding (u8 length + octets) | CHK 20 | [base CHK 20 if
-                    form is DELTA] | body length u32 | body
+                    octets) | encoding (u8 length + octets) | [fields (u16 length +
+                    octets) if coding has bit 7] | CHK 20 | [base CHK 20 if form is
+                    DELTA] | body length u32 | body
 
 A CHK (content hash key, 4.1.3) is the SHA-1 of an object's body as the origin served it.
 ``form`` says what the body is: the object (FULL), a bsdiff delta against the version
 whose CHK is the base (DELTA), or nothing because the client holds the CHK (HAVE).
-``coding`` is the proxy link's own transfer coding of the body (4.1.1): IDENTITY or
-DEFLATE (zlib). Decoding bounds every length before it reads or allocates.
+``coding`` is the proxy link's own transfer coding of the body (4.1.1): IDENTITY,
+DEFLATE (zlib) or BROTLI (RFC 7932); its bit 7 says the origin's other header fields
+follow (``name: value`` lines, ISO 8859-1, RFC 9110 5), which a real browser behind the
+proxy needs (validators, redirects, caching) and the simulated one does not. Decoding
+bounds every length before it reads or allocates.
 """
 
 import enum
@@ -38,6 +42,9 @@ MAX_BODY = 16 * 1024 * 1024  # octets of an object body, decoded or on the wire
 MAX_HAVE = 10_000  # CHKs in one REQUEST's have-list
 MAX_LIST = 10_000  # entries of one LIST (issue 14: a page of 10,000 objects is bad input)
 MAX_STATUS = 999  # RFC 9110 15: three digits
+MAX_FIELDS = 16 * 1024  # octets of an object's header fields (common servers' 8-16 KB)
+WITH_FIELDS = 0x80  # coding bit: header fields follow the encoding
+CODECS = {"utf-8": "UTF-8", "latin-1": "ISO 8859-1"}  # text fields' charsets, by name
 
 
 class MessageError(WwanlabError):
@@ -64,6 +71,7 @@ class Coding(enum.IntEnum):
 
     IDENTITY = 0
     DEFLATE = 1  # zlib (RFC 1950) stream
+    BROTLI = 2  # RFC 7932 stream
 
 
 REQUEST_BASE = 0x01
@@ -95,6 +103,7 @@ class WireObject:
     coding: Coding = Coding.IDENTITY
     base: bytes | None = None  # the delta's base CHK (DELTA only)
     body: bytes = b""
+    fields: str = ""  # the origin's other header fields, "name: value\r\n" each
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +148,11 @@ _OBJECT_HEAD = struct.Struct(">HBB")
 # --- encoding -----------------------------------------------------------------------------
 
 
-def _text(value: str, limit: int, what: str, wide: bool) -> bytes:
-    raw = value.encode("utf-8")
+def _text(value: str, limit: int, what: str, wide: bool, codec: str = "utf-8") -> bytes:
+    try:
+        raw = value.encode(codec)
+    except UnicodeEncodeError:
+        raise MessageError(f"{what} is not {CODECS[codec]}") from None
     if len(raw) > limit:
         raise MessageError(f"{what} of {len(raw)} octets exceeds {limit}")
     return (_U16.pack(len(raw)) if wide else bytes([len(raw)])) + raw
@@ -162,12 +174,14 @@ def _encode_object(obj: WireObject) -> bytes:
     if obj.form is Form.HAVE and obj.body:
         raise MessageError("a HAVE object carries no body")
     parts = [
-        _OBJECT_HEAD.pack(obj.status, obj.form, obj.coding),
+        _OBJECT_HEAD.pack(obj.status, obj.form, obj.coding | (WITH_FIELDS if obj.fields else 0)),
         _text(obj.url, MAX_URL, "url", wide=True),
         _text(obj.content_type, MAX_TEXT, "content type", wide=False),
         _text(obj.encoding, MAX_TEXT, "encoding", wide=False),
-        _chk(obj.chk, "chk"),
     ]
+    if obj.fields:
+        parts.append(_text(obj.fields, MAX_FIELDS, "header fields", wide=True, codec="latin-1"))
+    parts.append(_chk(obj.chk, "chk"))
     if obj.base is not None:
         parts.append(_chk(obj.base, "base"))
     parts += [_U32.pack(len(obj.body)), obj.body]
@@ -250,14 +264,14 @@ class _Reader:
         value: int = _U32.unpack(self.take(4, what))[0]
         return value
 
-    def text(self, limit: int, what: str, wide: bool) -> str:
+    def text(self, limit: int, what: str, wide: bool, codec: str = "utf-8") -> str:
         size = self.u16(what) if wide else self.u8(what)
         if size > limit:
             raise MessageError(f"{what} of {size} octets exceeds {limit}")
         try:
-            return self.take(size, what).decode("utf-8")
+            return self.take(size, what).decode(codec)
         except UnicodeDecodeError:
-            raise MessageError(f"{what} is not UTF-8") from None
+            raise MessageError(f"{what} is not {CODECS[codec]}") from None
 
     def count(self, limit: int, per_item: int, what: str) -> int:
         """A u16 count, bounded by ``limit`` and by what is left at ``per_item`` octets
@@ -286,10 +300,13 @@ def _decode_object(reader: _Reader) -> WireObject:
     if status > MAX_STATUS:
         raise MessageError(f"status {status} outside 0..{MAX_STATUS}")
     form = _enum(Form, form_value, "form")
-    coding = _enum(Coding, coding_value, "coding")
+    coding = _enum(Coding, coding_value & ~WITH_FIELDS, "coding")
     url = reader.text(MAX_URL, "url", wide=True)
     content_type = reader.text(MAX_TEXT, "content type", wide=False)
     encoding = reader.text(MAX_TEXT, "encoding", wide=False)
+    fields = ""
+    if coding_value & WITH_FIELDS:
+        fields = reader.text(MAX_FIELDS, "header fields", wide=True, codec="latin-1")
     chk = reader.take(CHK_SIZE, "chk")
     base = reader.take(CHK_SIZE, "base") if form is Form.DELTA else None
     size = reader.u32("body length")
@@ -298,7 +315,7 @@ def _decode_object(reader: _Reader) -> WireObject:
     if form is Form.HAVE and size:
         raise MessageError("a HAVE object carries no body")
     body = reader.take(size, "body")
-    return WireObject(url, status, content_type, encoding, chk, form, coding, base, body)
+    return WireObject(url, status, content_type, encoding, chk, form, coding, base, body, fields)
 
 
 def decode(data: bytes) -> Message:

@@ -37,7 +37,7 @@ from wwanlab.core.contract import Endpoint
 from wwanlab.core.events import Event
 from wwanlab.core.layer import Layer
 from wwanlab.pep.dual import messages as m
-from wwanlab.pep.dual.coding import chk, deflate, make_delta
+from wwanlab.pep.dual.coding import brotli_compress, chk, deflate, make_delta
 from wwanlab.pep.dual.config import DualConfig
 from wwanlab.pep.dual.events import MessageRefused
 from wwanlab.pep.dual.store import ChkStore, Stored
@@ -52,6 +52,15 @@ FAILED = 0  # status of an object the proxy could not get: the body says why
 MAX_MESSAGE = 4 * 1024 * 1024  # octets: the smaller channel's bound (UDP-GPRS's max_message)
 HTML = "text/html"
 OK = 200
+# Fields a message carries apart (type, encoding, the body's length) or that belong to
+# one connection only (RFC 9110 7.6.1), never relayed as an object's header fields.
+NOT_RELAYED = frozenset(
+    {
+        "content-type", "content-encoding", "content-length", "connection", "keep-alive",
+        "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding",
+        "upgrade",
+    }
+)  # fmt: skip
 
 
 class OriginAccess(Protocol):
@@ -183,7 +192,11 @@ class ServerProxy(Layer):
         """An origin fetch finished (``ObjectArrived``) or failed (``FetchFailed``); the
         origin's other events (its timeline) are not the proxy's business."""
         if isinstance(event, ObjectArrived):
-            stored = Stored(event.content_type, event.encoding, event.body)
+            fields = ""
+            if self.config.fields:
+                kept = [(n, v) for n, v in event.headers if n.lower() not in NOT_RELAYED]
+                fields = "".join(f"{n}: {v}\r\n" for n, v in kept)
+            stored = Stored(event.content_type, event.encoding, event.body, fields)
             self._delivered(event.url, event.status, stored, now)
         elif isinstance(event, FetchFailed):
             reason = event.reason.encode("utf-8")[: m.MAX_BODY]
@@ -245,21 +258,27 @@ class ServerProxy(Layer):
     ) -> m.WireObject:
         """The smallest form the client can use: HAVE, DELTA or FULL (deflated)."""
         head = (url, status, stored.content_type, stored.encoding, key)
+        fields = stored.fields
         if status == OK and self.config.chk and (key == base or key in have):
-            return m.WireObject(*head, form=m.Form.HAVE)
+            return m.WireObject(*head, form=m.Form.HAVE, fields=fields)
         body, coding = stored.body, m.Coding.IDENTITY
         if (
             self.config.compress
             and stored.encoding == "identity"
             and fidelity(stored.content_type) == FIXED
         ):
-            packed = deflate(body)
-            if len(packed) < len(body):
-                body, coding = packed, m.Coding.DEFLATE
+            packed = [(deflate(body), m.Coding.DEFLATE)]
+            if self.config.brotli:
+                packed.append((brotli_compress(body), m.Coding.BROTLI))
+            smallest = min(packed, key=lambda p: len(p[0]))
+            if len(smallest[0]) < len(body):
+                body, coding = smallest
         if status == OK and self.config.delta and base is not None and base != key:
             old = self.store.get(base)
             if old is not None:
                 patch = make_delta(old.body, stored.body)
                 if len(patch) < len(body):
-                    return m.WireObject(*head, form=m.Form.DELTA, base=base, body=patch)
-        return m.WireObject(*head, coding=coding, body=body)
+                    return m.WireObject(
+                        *head, form=m.Form.DELTA, base=base, body=patch, fields=fields
+                    )
+        return m.WireObject(*head, coding=coding, body=body, fields=fields)

@@ -21,6 +21,7 @@ class Stored:
     content_type: str
     encoding: str
     body: bytes
+    fields: str = ""  # the origin's other header fields (``messages.WireObject.fields``)
 
 
 class ChkStore:

@@ -1,0 +1,105 @@
+"""Paper 003's dual proxy inside the tunnel: ``pep.dual``'s two sides, their message
+channel the tunnel's PROXY frames, and the browser's side of it.
+
+The tunnel client's HTTP proxy answers a browser's plain GET through ``pep.dual``'s
+``ClientProxy`` (CHK caching with delta, parse-and-push, compression: section 4 of paper
+003) when the answer cannot depend on what the dual proxy leaves out: a GET with no
+body, no credentials and no range. Anything else crosses as a stream, unchanged.
+
+A validator the browser sends (``If-None-Match``, ``If-Modified-Since``) is answered
+here, from the object the dual proxy delivered: the proxy fetched it unconditionally,
+so it knows the current version, and a ``304`` costs nothing on the slow link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from http import HTTPStatus
+
+from wwanlab.core.address import Address
+from wwanlab.core.events import Event
+from wwanlab.transports.channel import ChannelFailed, MessageReceived
+from wwanlab.web.fetcher import ObjectArrived
+
+NOT_MODIFIED = 304  # RFC 9110 15.4.5
+# Request fields whose answer the dual proxy cannot give: it fetches without them.
+STREAM_ONLY = frozenset({"authorization", "cookie", "range", "if-range", "content-length"})
+# RFC 9110 15.4.5: what a 304 carries of the 200 it stands for.
+NOT_MODIFIED_FIELDS = frozenset(
+    {"cache-control", "content-location", "date", "etag", "expires", "last-modified", "vary"}
+)
+
+
+class ProxyLink:
+    """A ``MessageChannel`` for ``pep.dual``: messages leave through ``send`` (a tunnel
+    end's ``send_proxy``) and arrive by ``deliver``. The tunnel's own channel keeps the
+    timers and datagrams, so those calls are empty here."""
+
+    def __init__(self, send: Callable[[bytes, float], None]) -> None:
+        self._send = send
+        self._events: list[Event] = []
+
+    def send_message(self, data: bytes, now: float) -> None:
+        self._send(data, now)
+
+    def deliver(self, data: bytes, now: float) -> None:
+        self._events.append(MessageReceived(data, now))
+
+    def fail(self, reason: str, now: float) -> None:
+        self._events.append(ChannelFailed(reason, now))
+
+    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        pass
+
+    def handle_timer(self, now: float) -> None:
+        pass
+
+    def get_timer(self) -> float | None:
+        return None
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        return []
+
+    def next_event(self) -> Event | None:
+        return self._events.pop(0) if self._events else None
+
+
+def through_dual(method: str, fields: Mapping[str, str]) -> bool:
+    """Whether a browser's request (``fields`` by lower-case name) may be answered by the
+    dual proxy."""
+    return method == "GET" and not STREAM_ONLY & fields.keys()
+
+
+def _not_modified(arrived: ObjectArrived, fields: Mapping[str, str]) -> bool:
+    """RFC 9110 13.1.1-13.1.3, for a GET: the browser's copy is the current one."""
+    if arrived.status != HTTPStatus.OK:
+        return False
+    mine = {name.lower(): value for name, value in arrived.headers}
+    if "if-none-match" in fields:
+        tags = [t.strip().removeprefix("W/") for t in fields["if-none-match"].split(",")]
+        etag = mine.get("etag", "").removeprefix("W/")
+        return "*" in tags or (bool(etag) and etag in tags)
+    since = fields.get("if-modified-since")
+    return since is not None and since == mine.get("last-modified")
+
+
+def browser_response(arrived: ObjectArrived, fields: Mapping[str, str]) -> bytes:
+    """The HTTP/1.1 response for the browser: the object as its origin served it, or a
+    ``304`` when the browser's validator names it; one response per connection."""
+    if _not_modified(arrived, fields):
+        status = NOT_MODIFIED
+        kept = [(n, v) for n, v in arrived.headers if n.lower() in NOT_MODIFIED_FIELDS]
+        body = b""
+    else:
+        status, kept, body = arrived.status, list(arrived.headers), arrived.body
+        if arrived.content_type:
+            kept.append(("Content-Type", arrived.content_type))
+        if arrived.encoding != "identity":
+            kept.append(("Content-Encoding", arrived.encoding))
+        kept.append(("Content-Length", str(len(body))))
+    try:
+        reason = HTTPStatus(status).phrase
+    except ValueError:
+        reason = ""
+    lines = [f"HTTP/1.1 {status} {reason}", *(f"{n}: {v}" for n, v in kept), "Connection: close"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + body
