@@ -68,9 +68,13 @@ async def get(http: int, url: str, *fields: str) -> tuple[bytes, dict[str, str],
 
 
 def spy(send: Callable[[bytes, float], None], seen: list[m.Message]) -> Callable[..., None]:
-    def wrapped(data: bytes, now: float) -> None:
-        seen.append(m.decode(data))
-        send(data, now)
+    def wrapped(payload: bytes, now: float) -> None:
+        at = 0
+        while at < len(payload):
+            size = int.from_bytes(payload[at : at + 4], "big")
+            seen.append(m.decode(payload[at + 4 : at + 4 + size]))
+            at += 4 + size
+        send(payload, now)
 
     return wrapped
 

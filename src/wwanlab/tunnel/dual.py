@@ -13,14 +13,17 @@ so it knows the current version, and a ``304`` costs nothing on the slow link.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 
 from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.transports.channel import ChannelFailed, MessageReceived
+from wwanlab.tunnel.frames import MAX_PROXY_MESSAGE
 from wwanlab.web.fetcher import ObjectArrived
 
+LENGTH = struct.Struct(">I")  # before each message of a PROXY frame
 NOT_MODIFIED = 304  # RFC 9110 15.4.5
 # Request fields whose answer the dual proxy cannot give: it fetches without them.
 STREAM_ONLY = frozenset({"authorization", "cookie", "range", "if-range", "content-length"})
@@ -31,19 +34,52 @@ NOT_MODIFIED_FIELDS = frozenset(
 
 
 class ProxyLink:
-    """A ``MessageChannel`` for ``pep.dual``: messages leave through ``send`` (a tunnel
-    end's ``send_proxy``) and arrive by ``deliver``. The tunnel's own channel keeps the
-    timers and datagrams, so those calls are empty here."""
+    """A ``MessageChannel`` for ``pep.dual`` whose messages ride PROXY frames: sent
+    messages wait for ``flush``, which hands them to ``send`` (a tunnel end's
+    ``send_proxy``) as one frame's payload, each behind its length; ``deliver`` takes a
+    payload apart. A page's pushes, tens of small messages within milliseconds, so
+    cross in a few datagrams rather than one each (and as few acknowledgements come
+    back). The tunnel's own channel keeps the timers and datagrams: those calls are
+    empty here."""
 
     def __init__(self, send: Callable[[bytes, float], None]) -> None:
         self._send = send
         self._events: list[Event] = []
+        self._pending: list[bytes] = []
+        self._pending_octets = 0
 
     def send_message(self, data: bytes, now: float) -> None:
-        self._send(data, now)
+        if self._pending_octets + LENGTH.size + len(data) > MAX_PROXY_MESSAGE:
+            self.flush(now)
+        self._pending.append(LENGTH.pack(len(data)) + data)
+        self._pending_octets += LENGTH.size + len(data)
 
-    def deliver(self, data: bytes, now: float) -> None:
-        self._events.append(MessageReceived(data, now))
+    @property
+    def waiting(self) -> bool:
+        """Whether messages wait for ``flush``."""
+        return bool(self._pending)
+
+    def flush(self, now: float) -> None:
+        if self._pending:
+            self._send(b"".join(self._pending), now)
+            self._pending.clear()
+            self._pending_octets = 0
+
+    def deliver(self, payload: bytes, now: float) -> None:
+        """The messages of one PROXY frame's ``payload``; a length that runs past its end
+        fails the link (an authenticated peer that sends one is broken)."""
+        at = 0
+        while at < len(payload):
+            if at + LENGTH.size > len(payload):
+                self.fail("a PROXY frame cut inside a length", now)
+                return
+            (size,) = LENGTH.unpack_from(payload, at)
+            at += LENGTH.size
+            if size > len(payload) - at:
+                self.fail(f"a PROXY message of {size} octets past its frame's end", now)
+                return
+            self._events.append(MessageReceived(payload[at : at + size], now))
+            at += size
 
     def fail(self, reason: str, now: float) -> None:
         self._events.append(ChannelFailed(reason, now))

@@ -19,9 +19,11 @@ length it reads. Layout (big-endian)::
     CLOSE     nothing: the sender will send no more on this stream (TCP half-close)
     RESET     nothing: the stream is gone both ways
     PROXY     on stream 0, the association's own: the sender's techniques (2,
-              ``Techniques``), then one message of paper 003's dual proxy
-              (``pep.dual.messages``, up to MAX_PROXY octets): the HTTP proxy's
-              plain GETs, with CHK caching, delta, parse-and-push and compression
+              ``Techniques``), then messages of paper 003's dual proxy
+              (``pep.dual.messages``), each behind its length (4), up to MAX_PROXY
+              octets in all, DEFLATE'd on one stream per direction when the
+              techniques compress: the HTTP proxy's plain GETs, with CHK caching,
+              delta, parse-and-push and compression
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ MAX_STREAM = 2**32 - 1
 DEFLATE = 0x01  # OPEN flag
 TECHNIQUES_LEN = 2
 MAX_PROXY = MAX_MESSAGE - 5 - TECHNIQUES_LEN  # a PROXY frame fills one channel message
+# A dual-proxy message DEFLATE cannot grow past MAX_PROXY: zlib adds at most 5 octets a
+# 16 KB stored block, and a few for the flush.
+MAX_PROXY_MESSAGE = MAX_PROXY - MAX_PROXY // 3000 - 64
 
 
 class Kind(IntEnum):

@@ -32,6 +32,7 @@ from wwanlab.transports.udp_gprs.packet import MAX_CREDIT
 from wwanlab.tunnel.frames import (
     DEFLATE,
     MAX_DATA,
+    MAX_PROXY,
     Frame,
     FrameError,
     Kind,
@@ -158,24 +159,25 @@ class SealedChannel:
 
 class Deflate:
     """A stream's two raw DEFLATE streams (RFC 1951): ours, flushed at every frame, and
-    the peer's, inflated with a bound per frame."""
+    the peer's, inflated with a bound per frame (``limit`` octets)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_INFLATE) -> None:
         self._out = zlib.compressobj(6, zlib.DEFLATED, -15)
         self._in = zlib.decompressobj(-15)
+        self.limit = limit
 
     def compress(self, data: bytes) -> bytes:
         return self._out.compress(data) + self._out.flush(zlib.Z_SYNC_FLUSH)
 
     def inflate(self, data: bytes) -> bytes:
-        """The octets ``data`` stands for; ``FrameError`` past ``MAX_INFLATE`` or for
-        data that is not DEFLATE."""
+        """The octets ``data`` stands for; ``FrameError`` past ``limit`` or for data
+        that is not DEFLATE."""
         try:
-            out = self._in.decompress(data, MAX_INFLATE)
+            out = self._in.decompress(data, self.limit)
         except zlib.error as e:
-            raise FrameError(f"DATA that does not inflate: {e}") from None
+            raise FrameError(f"a frame that does not inflate: {e}") from None
         if self._in.unconsumed_tail:
-            raise FrameError(f"DATA that inflates past {MAX_INFLATE} octets")
+            raise FrameError(f"a frame that inflates past {self.limit} octets")
         return out
 
 
@@ -191,6 +193,10 @@ class Streams:
     closed_out: set[int] = field(default_factory=set)  # we sent CLOSE
     closed_in: set[int] = field(default_factory=set)  # the peer sent CLOSE
     failed: bool = False
+    # PROXY frames of a side whose techniques compress: one DEFLATE stream each way for
+    # the association, so the URLs and header fields of a page's objects, much alike,
+    # cross once (paper 003 4.1.1)
+    proxy_deflate: Deflate = field(default_factory=lambda: Deflate(MAX_PROXY))
 
     def send(self, frame: Frame, now: float) -> None:
         if self.failed:
@@ -247,14 +253,19 @@ class Streams:
         return TunnelFailed(reason, self.client)
 
     def send_proxy(self, data: bytes, techniques: Techniques, now: float) -> None:
-        """One dual-proxy message to the peer."""
+        """One dual-proxy message to the peer (at most ``MAX_PROXY_MESSAGE`` octets)."""
+        if techniques.compress:
+            data = self.proxy_deflate.compress(data)
         self.send(Frame(Kind.PROXY, 0, data, techniques=techniques), now)
 
     def _frame(self, f: Frame, now: float) -> list[Event]:
         s, c = f.stream, self.client
         if f.kind is Kind.PROXY:
             assert f.techniques is not None
-            return [ProxyMessage(f.data, f.techniques, c)]
+            data = f.data
+            if f.techniques.compress:
+                data = self.proxy_deflate.inflate(data)  # FrameError fails the channel
+            return [ProxyMessage(data, f.techniques, c)] if data else []
         if f.kind is Kind.OPEN:
             if s in self.open or s in self.opening:
                 raise FrameError(f"OPEN of stream {s}, which is open")
