@@ -14,6 +14,7 @@ from wwanlab.tunnel.frames import (
     FrameError,
     Kind,
     Refusal,
+    Techniques,
     decode,
 )
 from wwanlab.tunnel.policy import parse_networks, permitted
@@ -27,6 +28,9 @@ def test_exact_bytes() -> None:
     refused = Frame(Kind.REFUSED, 5, b"10.0.0.1", refusal=Refusal.POLICY)
     assert refused.encode() == b"\x03\x00\x00\x00\x05\x0110.0.0.1"
     assert Frame(Kind.CLOSE, 7).encode() == b"\x05\x00\x00\x00\x07"
+    proxy = Frame(Kind.PROXY, 0, b"m", techniques=Techniques(push=False, images=30))
+    assert proxy.encode() == b"\x07\x00\x00\x00\x00\x06\x1em"
+    assert decode(proxy.encode()) == proxy
 
 
 @given(
@@ -56,6 +60,10 @@ def test_round_trip(kind: Kind, stream: int, data: bytes) -> None:
         (b"\x03\x00\x00\x00\x01", "without a code"),
         (b"\x03\x00\x00\x00\x01\x63", "unknown refusal 99"),
         (b"\x05\x00\x00\x00\x01x", "CLOSE with 1 octets"),
+        (b"\x07\x00\x00\x00\x01\x07\x00m", "PROXY on stream 1, not 0"),
+        (b"\x07\x00\x00\x00\x00\x07\x00", "PROXY of 2 octets"),
+        (b"\x07\x00\x00\x00\x00\x0f\x00m", "unknown technique bits 0x0f"),
+        (b"\x07\x00\x00\x00\x00\x07\x65m", "image quality 101 above 100"),
     ],
 )
 def test_malformed(message: bytes, error: str) -> None:

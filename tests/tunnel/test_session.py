@@ -4,14 +4,17 @@ what does not authenticate creates no state and gets no answer."""
 import random
 import zlib
 
+import pytest
+
 from wwanlab.core.pair import SERVER_ADDR, Pair
 from wwanlab.transports.udp_gprs import UdpGprsChannel
-from wwanlab.tunnel.frames import DEFLATE, Frame, Kind, Refusal
+from wwanlab.tunnel.frames import DEFLATE, MAX_PROXY, Frame, FrameError, Kind, Refusal, Techniques
 from wwanlab.tunnel.seal import Association, Keys, client_pair
 from wwanlab.tunnel.session import (
     CHANNEL_CONFIG,
     MAX_INFLATE,
     OpenRequested,
+    ProxyMessage,
     SealedChannel,
     StreamClosed,
     StreamData,
@@ -195,3 +198,22 @@ def test_a_stream_closed_both_ways_is_forgotten_on_both_sides() -> None:
     pair.run(until=8.0)
     third = [e for e in pair.server_events if getattr(e, "stream", None) == 3]
     assert third[-1] == StreamReset(3, KEYS.key_id) and not server.holds(KEYS.key_id, 3)
+
+
+def test_proxy_messages_cross_compressed_and_a_bomb_fails_the_channel() -> None:
+    text = b"GET http://img.example/images/%d.gif HTTP/1.1\r\nAccept: */*\r\n" * 40
+    crossed = {}
+    for techniques in (Techniques(), Techniques(compress=False)):
+        pair = tunnel()
+        client = pair.client
+        assert isinstance(client, TunnelClient)
+        client.send_proxy(text, techniques, 0.0)
+        pair.run(until=20)
+        assert pair.server_events == [ProxyMessage(text, techniques, KEYS.key_id)]
+        crossed[techniques.compress] = sum(len(s.data) for s in pair.sent("client"))
+    assert crossed[False] - crossed[True] > len(text) * 0.9
+    server = Streams(SealedChannel(UdpGprsChannel.server(CHANNEL_CONFIG), *client_pair(KEYS, A)))
+    bomb = zlib.compressobj(9, zlib.DEFLATED, -15)
+    data = bomb.compress(bytes(MAX_PROXY + 1)) + bomb.flush(zlib.Z_SYNC_FLUSH)
+    with pytest.raises(FrameError, match="inflates past"):  # Streams.events fails the channel
+        server._frame(Frame(Kind.PROXY, 0, data, techniques=Techniques()), 0.0)
