@@ -52,7 +52,9 @@ def recompress(
     if fmt is None or len(body) > MAX_BODY:
         return None
     with warnings.catch_warnings():
-        # Pillow warns (then raises) on huge pictures; as an error it is caught below.
+        # Pillow warns (then raises) on huge pictures; as an error it is caught below. The
+        # filters are process-wide: should another thread reset them meanwhile, the warning
+        # is only printed, and MAX_PIXELS refuses the picture all the same.
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
             smaller = _reencode(body, fmt, quality, colours)
