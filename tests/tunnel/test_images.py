@@ -98,6 +98,24 @@ def test_a_256_colour_gif_is_cut_to_the_palette_and_stays_a_gif() -> None:
     assert len(image.convert("RGB").getcolors() or []) <= PALETTE_COLOURS
 
 
+def test_the_palette_is_the_size_asked_for() -> None:
+    original = encode(photo().quantize(256), "GIF")
+    few, more = (
+        recompress(original, "image/gif", colours=4),
+        recompress(original, "image/gif", colours=64),
+    )
+    assert few is not None and more is not None
+    assert len(decode(few).convert("RGB").getcolors() or []) <= 4
+    assert 16 < len(decode(more).convert("RGB").getcolors() or []) <= 64
+    assert len(few) < len(more) < len(original)
+
+
+@pytest.mark.parametrize(("quality", "colours"), [(0, 16), (101, 16), (30, 1), (30, 257)])
+def test_settings_out_of_range_are_refused(quality: int, colours: int) -> None:
+    with pytest.raises(ValueError, match="not in"):
+        recompress(encode(photo(), "PNG"), "image/png", quality, colours)
+
+
 def test_a_gif_keeps_its_transparent_pixels_exactly() -> None:
     noise = np.random.default_rng(1).integers(0, 256, (100, 120, 3), dtype=np.uint8)
     original = encode(Image.fromarray(noise).quantize(64), "GIF", transparency=5)

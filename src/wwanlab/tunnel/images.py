@@ -37,24 +37,33 @@ JPEG_MODES = ("L", "RGB", "CMYK")  # what the JPEG encoder takes as it is
 EXIF_ORIENTATION = 0x0112  # TIFF tag 274: the one EXIF field that changes how it displays
 
 
-def recompress(body: bytes, content_type: str, quality: int = DEFAULT_QUALITY) -> bytes | None:
+def recompress(
+    body: bytes,
+    content_type: str,
+    quality: int = DEFAULT_QUALITY,
+    colours: int = PALETTE_COLOURS,
+) -> bytes | None:
     """``body`` re-encoded smaller in the format ``content_type`` declares (JPEG at
-    ``quality``, GIF and PNG cut to ``PALETTE_COLOURS``), or None when it would not be
+    ``quality``, GIF and PNG cut to ``colours``, 2 to 256), or None when it would not be
     smaller, is not a decodable image of that type, is animated or is out of bounds."""
+    if not (1 <= quality <= 100 and 2 <= colours <= 256):
+        raise ValueError(f"quality {quality} not in 1..100 or colours {colours} not in 2..256")
     fmt = FORMATS.get(content_type.split(";", 1)[0].strip().lower())
     if fmt is None or len(body) > MAX_BODY:
         return None
     with warnings.catch_warnings():
-        # Pillow warns (then raises) on huge pictures; as an error it is caught below.
+        # Pillow warns (then raises) on huge pictures; as an error it is caught below. The
+        # filters are process-wide: should another thread reset them meanwhile, the warning
+        # is only printed, and MAX_PIXELS refuses the picture all the same.
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            smaller = _reencode(body, fmt, quality)
+            smaller = _reencode(body, fmt, quality, colours)
         except Exception:  # Pillow raises many kinds on bad input, all meaning "not an image"
             return None
     return smaller if smaller is not None and len(smaller) < len(body) else None
 
 
-def _reencode(body: bytes, fmt: str, quality: int) -> bytes | None:
+def _reencode(body: bytes, fmt: str, quality: int, colours: int) -> bytes | None:
     with Image.open(io.BytesIO(body), formats=[fmt]) as im:
         width, height = im.size
         if width * height > MAX_PIXELS or getattr(im, "n_frames", 1) > 1:
@@ -64,7 +73,7 @@ def _reencode(body: bytes, fmt: str, quality: int) -> bytes | None:
         if fmt == "JPEG":
             _save_jpeg(im, out, quality)
         else:
-            reduced = _reduce_palette(im, fmt)
+            reduced = _reduce_palette(im, fmt, colours)
             reduced.save(out, fmt, optimize=True)
         return out.getvalue()
 
@@ -84,16 +93,16 @@ def _save_jpeg(im: Image.Image, out: io.BytesIO, quality: int) -> None:
     pixels.save(out, "JPEG", quality=quality, optimize=True, **extra)
 
 
-def _reduce_palette(im: Image.Image, fmt: str) -> Image.Image:
-    """The picture in at most ``PALETTE_COLOURS`` colours, its transparency kept: a PNG's
-    alpha channel as it is, a GIF's one transparent colour as the palette's last entry."""
+def _reduce_palette(im: Image.Image, fmt: str, colours: int) -> Image.Image:
+    """The picture in at most ``colours``, its transparency kept: a PNG's alpha channel
+    as it is, a GIF's one transparent colour as the palette's last entry."""
     if not (im.mode in ("RGBA", "LA", "PA") or "transparency" in im.info):
-        return im.convert("RGB").quantize(PALETTE_COLOURS)
+        return im.convert("RGB").quantize(colours)
     rgba = im.convert("RGBA")
     if fmt == "PNG":
         # Fast octree is the quantizer Pillow has for pictures with an alpha channel.
-        return rgba.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE)
-    clear = PALETTE_COLOURS - 1
+        return rgba.quantize(colours, method=Image.Quantize.FASTOCTREE)
+    clear = colours - 1
     reduced = rgba.convert("RGB").quantize(clear)
     reduced.paste(clear, mask=rgba.getchannel("A").point(lambda a: 255 if a < 128 else 0))
     reduced.info["transparency"] = clear
