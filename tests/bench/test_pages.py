@@ -1,15 +1,22 @@
 """``wwanlab bench pages``: a real Chromium loads a page model through the tunnel over an
 emulated GPRS link, and every object arrives byte for byte; the targets are judged on
-medians exactly as stated."""
+medians exactly as stated, the techniques table per tunnel case; a bench stopped by a
+signal leaves none of its programs running."""
 
 import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
-from tests.emu.leftovers import can_emulate
+from tests.emu.leftovers import can_emulate, gone
 
-from wwanlab.bench.pages import PagesConfig, run_pages
-from wwanlab.bench.pages_page import summary, targets
+from wwanlab.bench.pages import CASES, FULL, QUICK, TUNNEL_CASES, PagesConfig, run_pages
+from wwanlab.bench.pages_page import summary, targets, techniques
 from wwanlab.core.errors import UsageError
+from wwanlab.emu.guardian import with_descendants
 from wwanlab.web.pages import page_for
 
 
@@ -42,6 +49,50 @@ def test_targets_on_medians() -> None:
     assert revisit.ours == "gprs-one-user mail: 8%; ref-10m-50ms mail: 12%"
 
 
+def test_techniques_each_alone_and_together() -> None:
+    rows = [
+        row("gprs-one-user", "tunnel-cache", "first", 9_000, 60_000),
+        row("gprs-one-user", "tunnel-cache", "revisit", 2_000, 3_000),
+        row("gprs-one-user", "direct", "first", 16_000, 60_000),
+        row("gprs-one-user", "tunnel", "first", 6_000, 40_000),
+        row("gprs-one-user", "tunnel", "first", 7_000, 44_000),
+        row("gprs-one-user", "tunnel", "revisit", 2_000, 4_200),
+        row("gprs-one-user", "tunnel-none", "first", 10_000, 60_000),
+        row("gprs-one-user", "tunnel-none", "revisit", 3_000, 30_000),
+        row("gprs-one-user", "kcptun", "first", 30_000, 90_000),
+    ]
+    table = summary(rows)
+    assert [r["case"] for r in table if r["visit"] == "first"] == [
+        "direct", "kcptun", "tunnel", "tunnel-none", "tunnel-cache",
+    ]  # fmt: skip
+    together, alone, cache = techniques(table)
+    assert together == {
+        "link": "gprs-one-user", "page": "mail", "case": "tunnel", "client flags": "(all on)",
+        "first PLT s": 6.5, "PLT vs tunnel-none": "0.65x", "first octets": 42_000,
+        "revisit / first octets": "10%",
+    }  # fmt: skip
+    assert (alone["client flags"], alone["PLT vs tunnel-none"]) == (
+        "--no-compress --no-push --no-cache", "1.00x",
+    )  # fmt: skip
+    assert (cache["client flags"], cache["revisit / first octets"]) == (
+        "--no-compress --no-push", "5%",
+    )  # fmt: skip
+    assert targets(table)[3].ours == "gprs-one-user mail: 10%"  # judged on tunnel alone
+
+
+def test_cases_quick_and_full() -> None:
+    assert QUICK.cases == ("direct", "kcptun", "tunnel") and FULL.cases == CASES
+    assert CASES[3:] == tuple(TUNNEL_CASES)[1:]
+    assert TUNNEL_CASES["tunnel-images"] == ("--images", "30")
+    with pytest.raises(
+        UsageError,
+        match="unknown case 'tunnel-all' \\(known: direct, kcptun, "
+        "tunnel, tunnel-none, tunnel-compress, tunnel-push, tunnel-cache, "
+        "tunnel-images\\)",
+    ):
+        PagesConfig(("gprs-one-user",), ("mail",), ("tunnel", "tunnel-all"))
+
+
 def test_bad_configuration_is_refused() -> None:
     with pytest.raises(UsageError, match="unknown case 'quic'"):
         PagesConfig(("gprs-one-user",), ("mail",), ("quic",))
@@ -62,3 +113,52 @@ def test_chromium_through_the_tunnel_over_gprs_gets_every_object_byte_for_byte()
     assert first["plt_ms"] > 1000  # a 36.7 KB page at 37.6 kbit/s takes seconds
     assert first["link_octets"] > 36_700  # the page's octets crossed the emulated link
     assert revisit["visit"] == "revisit" and 0 < revisit["link_octets"] < first["link_octets"]
+
+
+WWANLAB = str(Path(sys.executable).parent / "wwanlab")
+
+
+def started_by(proc: subprocess.Popen[bytes]) -> dict[int, str]:
+    """Every process ``proc`` started, directly or not: PID -> command line."""
+    found = {}
+    for pid in with_descendants([proc.pid]) - {proc.pid}:
+        try:
+            found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+    return found
+
+
+@can_emulate
+@pytest.mark.skipif(
+    any(shutil.which(p) is None for p in ("chromium", "kcptun-server", "microsocks")),
+    reason="chromium, kcptun and microsocks are not installed",
+)
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)]
+)
+def test_a_stopped_bench_leaves_no_program_running(sig: int, code: int, tmp_path: Path) -> None:
+    argv = [WWANLAB, "bench", "pages", "--cases", "kcptun", "--links", "gprs-one-user"]
+    argv += ["--pages", "mail", "--reps", "1", "--out", str(tmp_path)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            ours = started_by(proc)
+            if any("chromium" in c for c in ours.values()):
+                break
+            time.sleep(0.1)
+        for program in ("kcptun-server", "microsocks", "kcptun-client", "chromium"):
+            assert any(program in c for c in ours.values()), (program, ours)
+        proc.send_signal(sig)
+        assert proc.wait(timeout=15) == code
+        deadline = time.monotonic() + 5
+        while (
+            left := [c for p, c in ours.items() if not gone(p)]
+        ) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert left == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -1,7 +1,9 @@
 """Every server command stops cleanly on SIGINT and SIGTERM: its summary, exit code 0
 (1 for a receiver whose file had not ended), and no traceback, with a client still
-connected. (The gateway's own test is in test_gateway.py.)"""
+connected. (The gateway's own test is in test_gateway.py.) The tunnel's ends stop
+cleanly on a SIGTERM that comes while wwanlab is still starting."""
 
+import select
 import signal
 import socket
 import subprocess
@@ -10,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from wwanlab.tunnel.seal import new_key_file
 
 WWANLAB = str(Path(sys.executable).parent / "wwanlab")
 STARTUP = 60.0  # s: a loaded machine takes several seconds to import and bind
@@ -104,3 +108,42 @@ def _udp_bound(port: int) -> bool:
         except OSError:
             return True
     return False
+
+
+def catches_sigterm(pid: int) -> bool:
+    """Whether ``pid`` has a handler for SIGTERM (proc(5): SigCgt, a bit per signal)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    return False
+
+
+@pytest.mark.parametrize("end", ["server", "client"])
+def test_tunnel_stops_cleanly_on_sigterm_while_starting(end: str, tmp_path: Path) -> None:
+    key = tmp_path / "k"
+    new_key_file(key)
+    udp, tcp = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_STREAM)
+    if end == "server":
+        args = ["--listen", f"127.0.0.1:{udp}", "--tcp-listen", "none"]
+        ready = [f"tunnel server on udp 127.0.0.1:{udp}, 1 keys"]
+        stops = ["refused datagrams: {}", "closed tcp connections: {}"]
+    else:
+        args = ["--server", f"127.0.0.1:{udp}", "--transport", "udp"]
+        args += ["--socks", f"127.0.0.1:{tcp}", "--http", "127.0.0.1:0"]
+        ready, stops = [f"socks5 proxy on 127.0.0.1:{tcp}"], []
+    argv = [WWANLAB, "tunnel", end, "--key", str(key), *args]
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + STARTUP
+        while not catches_sigterm(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert proc.stderr is not None
+        # Start-up has not finished: the first handler comes long before the ready line.
+        assert select.select([proc.stderr], [], [], 0)[0] == []
+        code, err = stop(proc, signal.SIGTERM)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = err.splitlines()
+    assert code == 0, err
+    assert lines[: len(ready)] == ready and lines[len(lines) - len(stops) :] == stops

@@ -17,7 +17,15 @@ Cases:
   the rest: AES, compression, FEC 10+3), carrying the browser's SOCKS5 connections to
   Debian's microsocks at the server side (kcptun is a port forwarder; a SOCKS server
   behind it is how it carries a browser).
-- ``tunnel``: ``wwanlab tunnel client`` inside, its server outside, SOCKS5.
+- ``tunnel`` and ``tunnel-*``: ``wwanlab tunnel client`` inside, its server outside, the
+  browser on the client's HTTP proxy (the tunnel's techniques act on the plain-HTTP
+  requests that come through it, not on SOCKS5); ``TUNNEL_CASES`` says which techniques
+  each case turns off or on.
+
+The worker runs in a PID namespace of its own too, as its first process: when it ends,
+however it ends, the kernel kills every process left in the namespace (kcptun-server,
+microsocks, Chromium, a tunnel client), and ``run_pages`` passes SIGINT and SIGTERM on
+to it, so a bench stopped by a signal stops its programs with it.
 """
 
 from __future__ import annotations
@@ -28,11 +36,13 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -44,6 +54,7 @@ from wwanlab.bench.sites import (
     DNS_ADDRESS,
     KCPTUN_ADDRESS,
     TUNNEL_ADDRESS,
+    Served,
     serve_page,
     site_addresses,
 )
@@ -55,15 +66,36 @@ from wwanlab.transports.udp_gprs.packet import MAX_CREDIT
 from wwanlab.tunnel.policy import parse_networks
 from wwanlab.tunnel.seal import Keys, new_key_file, read_key_file
 from wwanlab.tunnel.session import CHANNEL_CONFIG
-from wwanlab.web.page import Page
+from wwanlab.web.page import WebObject
 from wwanlab.web.pages import page_for
 
-CASES = ("direct", "kcptun", "tunnel")
+TUNNEL_CASES: dict[str, tuple[str, ...]] = {
+    "tunnel": (),
+    "tunnel-none": ("--no-compress", "--no-push", "--no-cache"),
+    "tunnel-compress": ("--no-push", "--no-cache"),
+    "tunnel-push": ("--no-compress", "--no-cache"),
+    "tunnel-cache": ("--no-compress", "--no-push"),
+    "tunnel-images": ("--images", "30"),
+}
+"""Each tunnel case's flags for ``wwanlab tunnel client``, whose compression, parse-and-push
+and CHK caching are on by default. ``tunnel``: all of paper 003's techniques together
+(section 4.5, Table 9's client-reconfigured solution less lossy images); ``tunnel-none``: the
+transport alone (UDP-GPRS, DNS at the server); ``tunnel-compress``: lossless compression
+alone (section 4.1.1); ``tunnel-push``: parse-and-push alone (4.2.3); ``tunnel-cache``: CHK
+caching with delta encoding alone (4.1.3), which shows on the revisit; ``tunnel-images``:
+all of them plus lossy image recompression (4.1.1's variable-fidelity content) at JPEG
+quality 30, the tunnel's default quality (the paper names none: it reduced the images'
+depth, about halving their octets, Table 3)."""
+CASES = ("direct", "kcptun", *TUNNEL_CASES)
+QUICK_CASES = ("direct", "kcptun", "tunnel")
+HTTP_PORT = 8118  # the tunnel client's HTTP proxy (its default --http)
 TUNNEL_PORT = 7447
 KCPTUN_PORT = 29900
 SOCKS_PORT = 1080
 KCPTUN_ARGS = ("--mode", "fast", "--key", "wwanlab-bench")  # kcptun's README's usual choice
 VISITS = ("first", "revisit")
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_GRACE = 20.0  # s for a stopped worker to close its browser, proxies and link
 
 
 @dataclass(frozen=True)
@@ -93,7 +125,9 @@ class PagesConfig:
             )
 
 
-QUICK = PagesConfig(links=("gprs-one-user", "ref-10m-50ms"), pages=("mail",), reps=2)
+QUICK = PagesConfig(
+    links=("gprs-one-user", "ref-10m-50ms"), pages=("mail",), cases=QUICK_CASES, reps=2
+)
 FULL = PagesConfig(
     links=("gprs-one-user", "gprs-busy", "gprs-3plus1", "ref-10m-50ms"),
     pages=("mail", "yahoo", "amazon", "cnn"),
@@ -117,19 +151,54 @@ def check_can_run(cases: Sequence[str]) -> None:
 
 
 def run_pages(config: PagesConfig, *, progress: bool = True) -> list[Row]:
-    """Run the bench in a namespace of its own; its rows (one per page load)."""
+    """Run the bench in namespaces of its own; its rows (one per page load). A SIGINT or
+    SIGTERM stops the worker first, then this process as that signal would have."""
     check_can_run(config.cases)
     argv = [
-        "unshare", "--net", "--mount", "--propagation", "private", "--",
+        "unshare", "--net", "--mount", "--propagation", "private",
+        "--pid", "--kill-child", "--mount-proc", "--",
         sys.executable, "-m", "wwanlab.bench.pages", json.dumps(asdict(config)),
     ]  # fmt: skip
-    done = subprocess.run(
-        argv, stdout=subprocess.PIPE, stderr=None if progress else subprocess.DEVNULL, check=False
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"bench pages failed (exit {done.returncode})")
-    rows: list[Row] = json.loads(done.stdout)
+    with (
+        subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=None if progress else subprocess.DEVNULL
+        ) as unshare,
+        _passing_on_signals(unshare) as received,
+    ):
+        out, _ = unshare.communicate()
+    if received:
+        signal.raise_signal(received[0])  # its own handler again: KeyboardInterrupt, or exit
+    if unshare.returncode != 0:
+        raise RuntimeError(f"bench pages failed (exit {unshare.returncode})")
+    rows: list[Row] = json.loads(out)
     return rows
+
+
+@contextlib.contextmanager
+def _passing_on_signals(unshare: subprocess.Popen[bytes]) -> Iterator[list[int]]:
+    """While the worker runs, SIGINT and SIGTERM go to it (``unshare --fork`` ignores them
+    and passes none on); it gets ``STOP_GRACE`` seconds to close its links and programs,
+    then ``unshare`` is killed, and with it (``--kill-child``) the worker and everything in
+    its PID namespace. Yields the signals received, in order."""
+    received: list[int] = []
+    timer = threading.Timer(STOP_GRACE, unshare.kill)
+
+    def pass_on(signum: int, _frame: object) -> None:
+        received.append(signum)
+        children = Path(f"/proc/{unshare.pid}/task/{unshare.pid}/children")
+        with contextlib.suppress(OSError):
+            for pid in children.read_text().split():
+                os.kill(int(pid), signum)
+        if not timer.is_alive():
+            timer.start()
+
+    previous = {sig: signal.signal(sig, pass_on) for sig in STOP_SIGNALS}
+    try:
+        yield received
+    finally:
+        timer.cancel()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _set_up_namespace(addresses: Sequence[str], resolv: Path) -> None:
@@ -161,7 +230,7 @@ async def _wait_listening(host: str, port: int, timeout: float = 10.0) -> None:
 async def _servers(key_file: Path, cases: Sequence[str]) -> AsyncIterator[None]:
     """The proxies' server ends, near the origins."""
     async with contextlib.AsyncExitStack() as stack:
-        if "tunnel" in cases:
+        if any(c in TUNNEL_CASES for c in cases):
             tunnel = TunnelServerProxy(
                 [Keys.from_psk(read_key_file(key_file))], parse_networks([str(BENCH_NET)])
             )
@@ -189,16 +258,17 @@ async def _proxy(
     """The case's client end inside ``link``; the browser's proxy URL (None: direct)."""
     if case == "direct":
         yield None
-    elif case == "tunnel":
+    elif case in TUNNEL_CASES:
         argv = [
             sys.executable, "-m", "wwanlab", "tunnel", "client",
             "--server", f"{TUNNEL_ADDRESS}:{TUNNEL_PORT}", "--key", str(key_file),
-            "--socks", f"127.0.0.1:{SOCKS_PORT}", "--http", "127.0.0.1:8118",
+            "--socks", f"127.0.0.1:{SOCKS_PORT}", "--http", f"127.0.0.1:{HTTP_PORT}",
+            *TUNNEL_CASES[case],
         ]  # fmt: skip
         if credit is not None:
             argv += ["--credit", str(credit)]
-        async with running(argv, "socks5 proxy on", spawner=link.spawn):
-            yield f"socks5://127.0.0.1:{SOCKS_PORT}"
+        async with running(argv, "http proxy on", spawner=link.spawn):
+            yield f"http://127.0.0.1:{HTTP_PORT}"
     else:
         argv = [
             "kcptun-client", "--localaddr", f"127.0.0.1:{SOCKS_PORT}",
@@ -215,7 +285,13 @@ def _link_octets(link: EmulatedLink) -> int:
 
 
 async def _one_run(
-    config: PagesConfig, link_name: str, page_name: str, case: str, rep: int, key_file: Path
+    config: PagesConfig,
+    link_name: str,
+    page_name: str,
+    served: Served,
+    case: str,
+    rep: int,
+    key_file: Path,
 ) -> list[Row]:
     async with (
         EmulatedLink(link_name, seed=config.seed + rep) as link,
@@ -224,22 +300,22 @@ async def _one_run(
         with tempfile.TemporaryDirectory() as profile:
             browser = await Browser.start(link.spawn, command(Path(profile), proxy=proxy))
             try:
-                rows = await _visits(config, link, browser, page_for(page_name), rep)
+                rows = await _visits(config, link, browser, served, rep)
             finally:
                 await browser.close()
     return [{"link": link_name, "page": page_name, "case": case, "rep": rep, **r} for r in rows]
 
 
 async def _visits(
-    config: PagesConfig, link: EmulatedLink, browser: Browser, page: Page, rep: int
+    config: PagesConfig, link: EmulatedLink, browser: Browser, served: Served, rep: int
 ) -> list[Row]:
-    """The first visit and the revisit of ``page`` in one browser."""
+    """The first visit and the revisit of the page ``served`` in one browser."""
     if config.check_bodies:
         await browser.record_bodies()
     rows: list[Row] = []
     for visit in VISITS:
         before, started = _link_octets(link), time.monotonic()
-        load = await link.guard(browser.load(page.main.url))
+        load = await link.guard(browser.load(served.main_url))
         row: Row = {
             "visit": visit,
             "plt_ms": round(load.plt_ms, 1),
@@ -250,15 +326,15 @@ async def _visits(
             "resources": load.resources if rep == 0 else [],
         }
         if config.check_bodies and visit == "first":
-            row["bodies"] = _check_bodies(browser.bodies(), page)
+            row["bodies"] = _check_bodies(browser.bodies(), served.bodies)
         rows.append(row)
     return rows
 
 
-def _check_bodies(got: dict[str, bytes], page: Page) -> dict[str, int]:
-    """How many objects arrived byte for byte, differed, or never arrived."""
+def _check_bodies(got: dict[str, bytes], site: dict[str, WebObject]) -> dict[str, int]:
+    """How many of the objects the origins served arrived byte for byte, differed, or
+    never arrived."""
     same = differ = 0
-    site = page.site()
     for url, obj in site.items():
         body = gzip.decompress(obj.body) if obj.encoding == "gzip" else obj.body
         if url not in got:
@@ -271,6 +347,7 @@ def _check_bodies(got: dict[str, bytes], page: Page) -> dict[str, int]:
 
 
 async def _worker(config: PagesConfig) -> list[Row]:
+    _stop_on_signals()
     addresses = {DNS_ADDRESS, TUNNEL_ADDRESS, KCPTUN_ADDRESS}
     for name in config.pages:
         addresses.update(site_addresses(page_for(name)).values())
@@ -283,12 +360,12 @@ async def _worker(config: PagesConfig) -> list[Row]:
         done = 0
         async with _servers(key_file, config.cases):
             for page_name in config.pages:
-                async with serve_page(page_for(page_name)):
+                async with serve_page(page_for(page_name)) as served:
                     for link_name in config.links:
                         for case in config.cases:
                             for rep in range(config.reps):
                                 rows += await _one_run(
-                                    config, link_name, page_name, case, rep, key_file
+                                    config, link_name, page_name, served, case, rep, key_file
                                 )
                                 done += 1
                                 first = rows[-2]
@@ -300,6 +377,17 @@ async def _worker(config: PagesConfig) -> list[Row]:
                                     flush=True,
                                 )
     return rows
+
+
+def _stop_on_signals() -> None:
+    """SIGINT or SIGTERM cancels the running task once, so every program and link it
+    started closes on the way out. The worker is its PID namespace's first process,
+    which the kernel gives no signal it has no handler for."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, lambda: task.cancelling() or task.cancel())
 
 
 def main(argv: Sequence[str]) -> None:
@@ -314,7 +402,11 @@ def main(argv: Sequence[str]) -> None:
         bool(raw["check_bodies"]),
         raw["tunnel_credit"],
     )
-    rows = asyncio.run(_worker(config))
+    try:
+        rows = asyncio.run(_worker(config))
+    except asyncio.CancelledError:
+        print("bench pages: stopped by a signal", file=sys.stderr)
+        sys.exit(1)
     json.dump(rows, sys.stdout)
 
 

@@ -14,7 +14,11 @@ import typer
 from typer import rich_utils
 
 from wwanlab import __version__
+from wwanlab.cli import startup
 from wwanlab.core.errors import UsageError
+
+if startup.is_the_program():
+    startup.hold()  # before the commands' modules load (1-2 s)
 
 app = typer.Typer(
     name="wwanlab",
@@ -34,6 +38,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False,
         "--version",
@@ -43,6 +48,8 @@ def _root(
     ),
 ) -> None:
     """A lab for moving data fast over slow, lossy, high-latency wireless links."""
+    if ctx.invoked_subcommand != "tunnel":  # its server and client take a held SIGTERM
+        startup.release()
 
 
 @app.command()

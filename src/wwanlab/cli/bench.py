@@ -230,8 +230,13 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--pages", help="Comma-separated page models or HAR files.")
         ] = None,
         cases: Annotated[
-            str, typer.Option("--cases", help="Comma-separated: direct, kcptun, tunnel.")
-        ] = ",".join(CASES),
+            str | None,
+            typer.Option(
+                "--cases",
+                help=f"Comma-separated, of {', '.join(CASES)} (--quick: "
+                f"{', '.join(QUICK.cases)}; otherwise all).",
+            ),
+        ] = None,
         reps: Annotated[int | None, typer.Option("--reps", help="Runs of each case.")] = None,
         tunnel_credit: Annotated[
             int | None,
@@ -242,12 +247,13 @@ def register(app: typer.Typer) -> None:
         force: ForceOption = False,
     ) -> None:
         """Load paper 003's page models in headless Chromium over emulated links,
-        direct, through kcptun and through wwanlab tunnel; writes the bench-pages page."""
+        direct, through kcptun and through wwanlab tunnel (its techniques together and
+        each alone); writes the bench-pages page."""
         base = QUICK if quick else FULL
         config = PagesConfig(
             tuple(links.split(",")) if links else base.links,
             tuple(page_names.split(",")) if page_names else base.pages,
-            tuple(cases.split(",")),
+            tuple(cases.split(",")) if cases else base.cases,
             base.reps if reps is None else reps,
             seed,
             tunnel_credit=tunnel_credit,
@@ -267,11 +273,11 @@ def register(app: typer.Typer) -> None:
             print_json({"page": str(out / page.filename), "index": str(index), "runs": table})
             return
         print(
-            f"{'link':<16}{'page':<8}{'case':<8}{'visit':<9}{'runs':>5}{'PLT s':>9}{'octets':>9}"
+            f"{'link':<16}{'page':<8}{'case':<16}{'visit':<9}{'runs':>5}{'PLT s':>9}{'octets':>9}"
         )
         for r in table:
             print(
-                f"{r['link']:<16}{r['page']:<8}{r['case']:<8}{r['visit']:<9}{r['runs']:>5}"
+                f"{r['link']:<16}{r['page']:<8}{r['case']:<16}{r['visit']:<9}{r['runs']:>5}"
                 f"{r['plt_s']:>9.2f}{r['link_octets']:>9}"
             )
         print(f"wrote {out / page.filename}")

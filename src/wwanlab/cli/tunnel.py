@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from wwanlab.aio.tunnel import TunnelClientProxy, TunnelServerProxy
+from wwanlab.cli import startup
 from wwanlab.cli.gateway import parse_address
 from wwanlab.core.address import Address
 from wwanlab.core.errors import UsageError
@@ -29,10 +30,13 @@ KeyOption = Annotated[Path, typer.Option("--key", help="Pre-shared key file (tun
 
 
 async def _until_signalled() -> None:
+    """Until SIGINT or SIGTERM, one held while wwanlab started included."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    if startup.take():
+        stop.set()
     await stop.wait()
 
 
@@ -43,6 +47,7 @@ def register(app: typer.Typer) -> None:
     @tunnel.command("keygen")
     def keygen(path: Annotated[Path, typer.Argument(help="Key file to create.")]) -> None:
         """Write a new random pre-shared key (mode 0600); copy it to both ends."""
+        startup.release()
         try:
             new_key_file(path)
         except FileExistsError:
