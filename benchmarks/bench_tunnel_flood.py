@@ -1,7 +1,7 @@
 """The tunnel server's memory under a flood of forged datagrams, and per genuine client.
 
 Plain script:  python benchmarks/bench_tunnel_flood.py [--rate 10000] [--seconds 10]
-               [--clients 1,20]
+               [--clients 1,20] [--via socks|http]
 
 Flood: a `wwanlab tunnel server` on loopback in a subprocess gets ``--rate`` forged
 datagrams a second for ``--seconds`` from one UDP socket, in four kinds in turn: random
@@ -36,6 +36,7 @@ from pathlib import Path
 
 from wwanlab.aio.tunnel import TunnelClientProxy
 from wwanlab.core.pair import SERVER_ADDR
+from wwanlab.tunnel.frames import Techniques
 from wwanlab.tunnel.seal import (
     TAG_LEN,
     VERSION,
@@ -174,10 +175,11 @@ def flood(rate: int, seconds: float) -> Flood:
     return Flood(sent, elapsed, back, (before, peak, after, high), refused)
 
 
-async def clients_case(count: int, size: int, fetches: int) -> tuple[int, int, int]:
+async def clients_case(count: int, size: int, fetches: int, via: str) -> tuple[int, int, int]:
     """Server VmRSS (KiB) with ``count`` keys before any client, after each fetched
     ``fetches`` objects of ``size`` octets through its own client, one connection each,
-    and its high-water mark."""
+    and its high-water mark. ``via`` ``http``: through the client's HTTP proxy, so each
+    object takes the dual proxy (a different URL each: the server's store fills)."""
     body = random.Random(2).randbytes(size)
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -200,13 +202,17 @@ async def clients_case(count: int, size: int, fetches: int) -> tuple[int, int, i
             proxies = []
             for f in files:
                 proxy = TunnelClientProxy(
-                    ("127.0.0.1", port), Keys.from_psk(read_key_file(f)), transport="udp"
+                    ("127.0.0.1", port),
+                    Keys.from_psk(read_key_file(f)),
+                    transport="udp",
+                    techniques=Techniques() if via == "http" else None,
                 )
-                socks, _ = await proxy.start(("127.0.0.1", 0), None)
-                assert socks is not None
-                proxies.append((proxy, socks[1]))
-            for _ in range(fetches):
-                got = await asyncio.gather(*(fetch(s, origin_port) for _, s in proxies))
+                socks, http = await proxy.start(("127.0.0.1", 0), ("127.0.0.1", 0))
+                assert socks is not None and http is not None
+                proxies.append((proxy, (socks if via == "socks" else http)[1]))
+            get = fetch if via == "socks" else fetch_http
+            for n in range(fetches):
+                got = await asyncio.gather(*(get(s, origin_port, n) for _, s in proxies))
                 if any(g != body for g in got):
                     raise SystemExit("a client's object did not arrive byte for byte")
             await asyncio.sleep(SETTLE)
@@ -220,13 +226,21 @@ async def clients_case(count: int, size: int, fetches: int) -> tuple[int, int, i
     return before, after, high
 
 
-async def fetch(socks: int, port: int) -> bytes:
+async def fetch(socks: int, port: int, _: int) -> bytes:
     reader, writer = await asyncio.open_connection("127.0.0.1", socks)
     writer.write(b"\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x01" + port.to_bytes(2, "big"))
     reply = await reader.readexactly(12)
     if reply[:4] != b"\x05\x00\x05\x00":
         raise SystemExit(f"SOCKS5 refused: {reply!r}")
     writer.write(b"GET / HTTP/1.0\r\n\r\n")
+    data = await asyncio.wait_for(reader.read(), 120)
+    writer.close()
+    return data.partition(b"\r\n\r\n")[2]
+
+
+async def fetch_http(http: int, port: int, n: int) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", http)
+    writer.write(b"GET http://127.0.0.1:%d/%d HTTP/1.1\r\nHost: x\r\n\r\n" % (port, n))
     data = await asyncio.wait_for(reader.read(), 120)
     writer.close()
     return data.partition(b"\r\n\r\n")[2]
@@ -239,6 +253,12 @@ def main() -> None:
     parser.add_argument("--clients", default="1,20", help="numbers of genuine clients")
     parser.add_argument("--object", type=int, default=100_000, help="octets of each object")
     parser.add_argument("--fetches", type=int, default=5, help="objects each client gets")
+    parser.add_argument(
+        "--via",
+        choices=("socks", "http"),
+        default="socks",
+        help="the clients' proxy: SOCKS5 (streams) or HTTP (the dual proxy, all techniques)",
+    )
     args = parser.parse_args()
     result = flood(args.rate, args.seconds)
     before, peak, after, high = result.rss
@@ -252,7 +272,9 @@ def main() -> None:
     print("clients  VmRSS before KiB  after KiB  VmHWM KiB  per client KiB")
     grown = {}
     for count in (int(c) for c in args.clients.split(",")):
-        c_before, c_after, c_high = asyncio.run(clients_case(count, args.object, args.fetches))
+        c_before, c_after, c_high = asyncio.run(
+            clients_case(count, args.object, args.fetches, args.via)
+        )
         grown[count] = c_after - c_before
         per = grown[count] / count
         print(f"{count:7d}  {c_before:16d}  {c_after:9d}  {c_high:9d}  {per:14.1f}")
