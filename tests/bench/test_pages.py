@@ -96,6 +96,8 @@ def test_cases_quick_and_full() -> None:
 def test_bad_configuration_is_refused() -> None:
     with pytest.raises(UsageError, match="unknown case 'quic'"):
         PagesConfig(("gprs-one-user",), ("mail",), ("quic",))
+    with pytest.raises(UsageError, match="'gmail' is neither a site"):
+        PagesConfig(("gprs-one-user",), ("mail", "gmail"))
     with pytest.raises(UsageError, match="--reps must be at least 1"):
         PagesConfig(("gprs-one-user",), ("mail",), reps=0)
     with pytest.raises(UsageError, match=r"--tunnel-credit 70000 outside 1431\.\.65535"):
