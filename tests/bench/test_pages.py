@@ -109,11 +109,14 @@ def test_bad_configuration_is_refused() -> None:
 def test_chromium_through_the_tunnel_over_gprs_gets_every_object_byte_for_byte() -> None:
     config = PagesConfig(("gprs-one-user",), ("mail",), ("tunnel",), reps=1, check_bodies=True)
     first, revisit = run_pages(config, progress=False)
-    objects = len(page_for("mail").site())
-    assert first["bodies"] == {"same": objects, "differ": 0, "missing": 0}
-    assert first["objects"] == objects and first["visit"] == "first"
+    site = page_for("mail").site()
+    assert first["bodies"] == {"same": len(site), "differ": 0, "missing": 0}
+    assert first["objects"] == len(site) and first["visit"] == "first"
     assert first["plt_ms"] > 1000  # a 36.7 KB page at 37.6 kbit/s takes seconds
-    assert first["link_octets"] > 36_700  # the page's octets crossed the emulated link
+    # The page crossed the emulated link: its images at least (21,869 octets), which
+    # lossless compression cannot shrink and the tunnel case leaves as they are.
+    images = sum(len(o.body) for o in site.values() if o.content_type.startswith("image/"))
+    assert first["link_octets"] > images
     assert revisit["visit"] == "revisit" and 0 < revisit["link_octets"] < first["link_octets"]
 
 
