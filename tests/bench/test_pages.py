@@ -1,7 +1,7 @@
 """``wwanlab bench pages``: a real Chromium loads a page model through the tunnel over an
 emulated GPRS link, and every object arrives byte for byte; the targets are judged on
 medians exactly as stated, the techniques table per tunnel case; a bench stopped by a
-signal leaves none of its programs running."""
+signal, or killed, leaves none of its programs running."""
 
 import shutil
 import signal
@@ -140,7 +140,8 @@ def started_by(proc: subprocess.Popen[bytes]) -> dict[int, str]:
     reason="chromium, kcptun and microsocks are not installed",
 )
 @pytest.mark.parametrize(
-    ("sig", "code"), [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)]
+    ("sig", "code"),
+    [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKILL)],
 )
 def test_a_stopped_bench_leaves_no_program_running(sig: int, code: int, tmp_path: Path) -> None:
     argv = [WWANLAB, "bench", "pages", "--cases", "kcptun", "--links", "gprs-one-user"]

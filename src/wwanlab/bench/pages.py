@@ -140,7 +140,7 @@ def check_can_run(cases: Sequence[str]) -> None:
     """Refuse, in one line, what this machine lacks for ``cases``."""
     if os.geteuid() != 0:
         raise UsageError("bench pages needs root (network namespaces)")
-    needed = ["unshare", "nsenter", "ip", "bash"]
+    needed = ["setpriv", "unshare", "nsenter", "ip", "bash"]
     if "kcptun" in cases:
         needed += ["kcptun-client", "kcptun-server", "microsocks"]
     missing = [p for p in needed if shutil.which(p) is None]
@@ -153,9 +153,12 @@ def check_can_run(cases: Sequence[str]) -> None:
 
 def run_pages(config: PagesConfig, *, progress: bool = True) -> list[Row]:
     """Run the bench in namespaces of its own; its rows (one per page load). A SIGINT or
-    SIGTERM stops the worker first, then this process as that signal would have."""
+    SIGTERM stops the worker first, then this process as that signal would have; if
+    this process is killed outright, ``unshare`` is too (``setpriv --pdeathsig``), and
+    with it the worker."""
     check_can_run(config.cases)
     argv = [
+        "setpriv", "--pdeathsig", "KILL",
         "unshare", "--net", "--mount", "--propagation", "private",
         "--pid", "--kill-child", "--mount-proc", "--",
         sys.executable, "-m", "wwanlab.bench.pages", json.dumps(asdict(config)),
