@@ -1,7 +1,7 @@
 """``wwanlab bench pages``: a real Chromium loads a page model through the tunnel over an
 emulated GPRS link, and every object arrives byte for byte; the targets are judged on
 medians exactly as stated, the techniques table per tunnel case; a bench stopped by a
-signal leaves none of its programs running."""
+signal, or killed, leaves none of its programs running."""
 
 import shutil
 import signal
@@ -98,6 +98,8 @@ def test_cases_quick_and_full() -> None:
 def test_bad_configuration_is_refused() -> None:
     with pytest.raises(UsageError, match="unknown case 'quic'"):
         PagesConfig(("gprs-one-user",), ("mail",), ("quic",))
+    with pytest.raises(UsageError, match="'gmail' is neither a site"):
+        PagesConfig(("gprs-one-user",), ("mail", "gmail"))
     with pytest.raises(UsageError, match="--reps must be at least 1"):
         PagesConfig(("gprs-one-user",), ("mail",), reps=0)
     with pytest.raises(UsageError, match=r"--tunnel-credit 70000 outside 1431\.\.65535"):
@@ -109,9 +111,9 @@ def test_bad_configuration_is_refused() -> None:
 def test_chromium_through_the_tunnel_over_gprs_gets_every_object_byte_for_byte() -> None:
     config = PagesConfig(("gprs-one-user",), ("mail",), ("tunnel",), reps=1, check_bodies=True)
     first, revisit = run_pages(config, progress=False)
-    objects = len(page_for("mail").site())
-    assert first["bodies"] == {"same": objects, "differ": 0, "missing": 0}
-    assert first["objects"] == objects and first["visit"] == "first"
+    site = page_for("mail").site()
+    assert first["bodies"] == {"same": len(site), "differ": 0, "missing": 0}
+    assert first["objects"] == len(site) and first["visit"] == "first"
     assert first["plt_ms"] > 1000  # a 36.7 KB page at 37.6 kbit/s takes seconds
     # the images crossed the emulated link: no lossless technique makes them smaller
     images = sum(
@@ -141,7 +143,8 @@ def started_by(proc: subprocess.Popen[bytes]) -> dict[int, str]:
     reason="chromium, kcptun and microsocks are not installed",
 )
 @pytest.mark.parametrize(
-    ("sig", "code"), [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)]
+    ("sig", "code"),
+    [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKILL)],
 )
 def test_a_stopped_bench_leaves_no_program_running(sig: int, code: int, tmp_path: Path) -> None:
     argv = [WWANLAB, "bench", "pages", "--cases", "kcptun", "--links", "gprs-one-user"]

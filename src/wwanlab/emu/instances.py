@@ -19,6 +19,10 @@ Forwarding: the inner program reaches other hosts through the caller's namespace
 which must forward IPv4. If it does not, the first instance turns it on and notes the
 old value in ``RUN_DIR/forward-INODE``; the last instance in that namespace to end
 puts it back. This is the one setting outside the instance's own objects it touches.
+A note whose namespace has no process left is swept away, but only by a sweeper that
+sees every process that could be in it: one in the note writer's PID namespace, or in
+the machine's first. A sweeper in a PID namespace of its own (``bench pages``' worker)
+sees only its own processes and would take a live namespace for a dead one.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ MAX_SLOTS = 1024
 NEXT_SLOT = RUN_DIR / "next-slot"  # where the next allocation starts looking
 TABLE_PREFIX = "wwanlab_"
 IP_FORWARD = Path("/proc/sys/net/ipv4/ip_forward")
+PROC_PID_INIT_INO = 0xEFFFFFFC  # the first PID namespace's inode (Linux, proc_ns.h)
 
 
 @dataclass(frozen=True)
@@ -195,7 +200,7 @@ def enable_forwarding() -> None:
         return
     note = RUN_DIR / f"forward-{caller_namespace()}"
     if not note.exists():
-        note.write_text("0")
+        note.write_text(f"0 {pid_namespace()}")
     try:
         IP_FORWARD.write_text("1")
     except OSError as exc:
@@ -203,11 +208,22 @@ def enable_forwarding() -> None:
         raise EmulatorUnavailable(f"cannot turn on IPv4 forwarding: {exc.strerror}") from None
 
 
+def pid_namespace() -> str:
+    """The calling process's PID namespace as ``pid:[INODE]``."""
+    return os.readlink("/proc/self/ns/pid")
+
+
 def sweep_notes() -> list[str]:
     """Remove forwarding notes of namespaces that no longer exist (a nested instance's,
-    killed with the outer one); their names. Call with ``registry_lock`` held."""
+    killed with the outer one), among those this process can judge; their names. Call
+    with ``registry_lock`` held."""
+    own = pid_namespace()
+    sees_all = own == f"pid:[{PROC_PID_INIT_INO}]"
     removed = []
     for note in RUN_DIR.glob("forward-*"):
+        writer = note.read_text().split()[1:]  # older notes name no writer
+        if writer and writer[0] != own and not sees_all:
+            continue
         dev, _, ino = note.name.removeprefix("forward-").partition("-")
         if not tasks_in((int(dev), int(ino))):
             note.unlink(missing_ok=True)
@@ -227,5 +243,5 @@ def restore_forwarding(own: int) -> None:
     others = [n for n, where in live_slots().items() if n != own and where == ns]
     if others:
         return
-    IP_FORWARD.write_text(note.read_text().strip())
+    IP_FORWARD.write_text(note.read_text().split()[0])
     note.unlink()
