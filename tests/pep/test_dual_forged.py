@@ -6,7 +6,6 @@ import zlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wwanlab.core.address import Address
 from wwanlab.core.events import Event
 from wwanlab.pep.dual import messages as m
 from wwanlab.pep.dual.client import ClientProxy
@@ -16,7 +15,7 @@ from wwanlab.pep.dual.events import BodyRejected, MessageRefused
 from wwanlab.pep.dual.origin import PageOrigin
 from wwanlab.pep.dual.server import ServerProxy
 from wwanlab.pep.dual.store import ChkStore, Stored
-from wwanlab.transports.channel import ChannelFailed, MessageReceived
+from wwanlab.transports.channel import CarriedChannel
 from wwanlab.web.fetcher import FetchFailed, ObjectArrived, RequestSent
 from wwanlab.web.page import Page, WebObject
 
@@ -29,36 +28,21 @@ CACHING = DualConfig(chk=True, delta=True)
 PAGE = Page("p", WebObject(MAIN, "text/html", HTML), (WebObject(CSS, "text/css", CSS_BODY),))
 
 
-class MemoryChannel:
+class MemoryChannel(CarriedChannel):
     """A message channel whose other end is the test."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.sent: list[bytes] = []
-        self._events: list[Event] = []
 
     def send_message(self, data: bytes, now: float) -> None:
         self.sent.append(data)
 
     def inject(self, data: bytes, now: float = 1.0) -> None:
-        self._events.append(MessageReceived(data, now))
+        self.deliver(data, now)
 
     def fail(self, reason: str, now: float = 1.0) -> None:
-        self._events.append(ChannelFailed(reason, now))
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        pass
-
-    def handle_timer(self, now: float) -> None:
-        pass
-
-    def get_timer(self) -> float | None:
-        return None
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        return []
-
-    def next_event(self) -> Event | None:
-        return self._events.pop(0) if self._events else None
+        super().fail(reason, now)
 
 
 def drain(side: ClientProxy | ServerProxy, now: float = 1.0) -> list[Event]:

@@ -50,3 +50,36 @@ class MessageChannel(Protocol):
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]: ...
 
     def next_event(self) -> Event | None: ...
+
+
+class CarriedChannel:
+    """A message channel end with no datagrams or timers of its own: something else
+    carries its messages (another protocol's frames, a test), and hands what arrives to
+    ``deliver`` or ``fail``. Subclasses write ``send_message``."""
+
+    def __init__(self) -> None:
+        self._events: list[Event] = []
+
+    def send_message(self, data: bytes, now: float) -> None:
+        raise NotImplementedError
+
+    def deliver(self, data: bytes, now: float) -> None:
+        self._events.append(MessageReceived(data, now))
+
+    def fail(self, reason: str, now: float) -> None:
+        self._events.append(ChannelFailed(reason, now))
+
+    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
+        pass
+
+    def handle_timer(self, now: float) -> None:
+        pass
+
+    def get_timer(self) -> float | None:
+        return None
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        return []
+
+    def next_event(self) -> Event | None:
+        return self._events.pop(0) if self._events else None

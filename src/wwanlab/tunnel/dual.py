@@ -17,9 +17,7 @@ import struct
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 
-from wwanlab.core.address import Address
-from wwanlab.core.events import Event
-from wwanlab.transports.channel import ChannelFailed, MessageReceived
+from wwanlab.transports.channel import CarriedChannel
 from wwanlab.tunnel.frames import MAX_PROXY_MESSAGE
 from wwanlab.web.fetcher import ObjectArrived
 
@@ -33,18 +31,17 @@ NOT_MODIFIED_FIELDS = frozenset(
 )
 
 
-class ProxyLink:
+class ProxyLink(CarriedChannel):
     """A ``MessageChannel`` for ``pep.dual`` whose messages ride PROXY frames: sent
     messages wait for ``flush``, which hands them to ``send`` (a tunnel end's
     ``send_proxy``) as one frame's payload, each behind its length; ``deliver`` takes a
     payload apart. A page's pushes, tens of small messages within milliseconds, so
     cross in a few datagrams rather than one each (and as few acknowledgements come
-    back). The tunnel's own channel keeps the timers and datagrams: those calls are
-    empty here."""
+    back)."""
 
     def __init__(self, send: Callable[[bytes, float], None]) -> None:
+        super().__init__()
         self._send = send
-        self._events: list[Event] = []
         self._pending: list[bytes] = []
         self._pending_octets = 0
 
@@ -78,26 +75,8 @@ class ProxyLink:
             if size > len(payload) - at:
                 self.fail(f"a PROXY message of {size} octets past its frame's end", now)
                 return
-            self._events.append(MessageReceived(payload[at : at + size], now))
+            super().deliver(payload[at : at + size], now)
             at += size
-
-    def fail(self, reason: str, now: float) -> None:
-        self._events.append(ChannelFailed(reason, now))
-
-    def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
-        pass
-
-    def handle_timer(self, now: float) -> None:
-        pass
-
-    def get_timer(self) -> float | None:
-        return None
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        return []
-
-    def next_event(self) -> Event | None:
-        return self._events.pop(0) if self._events else None
 
 
 def through_dual(method: str, fields: Mapping[str, str]) -> bool:
